@@ -1,0 +1,27 @@
+"""Shared fixtures: the course under test and a way to run the autograder CLI."""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.course import Course
+
+ROOT = Path(__file__).resolve().parents[1]
+ASSIGNMENTS = Course(ROOT).assignment_ids()
+
+
+@pytest.fixture(scope="session")
+def course():
+    return Course(ROOT)
+
+
+def run_cli(*args, cwd=ROOT, timeout=3600):
+    """Run ``python -m autograder ARGS`` and return the CompletedProcess."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", *args],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
+    )

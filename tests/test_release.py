@@ -1,0 +1,98 @@
+"""release/ is generated from source/, in sync, stripped, and leaks no solution or hidden test."""
+import re
+
+import nbformat
+import pytest
+from nbgrader.validator import Validator
+
+from autograder.cases import CASE_NAME
+from autograder.course import answer_cells, graded_tests
+from autograder.release import generate, same_tree
+from conftest import ASSIGNMENTS, ROOT
+
+REGION = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", re.S)
+
+
+def notebooks_under(*folders):
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.ipynb")
+                  if ".ipynb_checkpoints" not in p.parts)
+
+
+def test_release_matches_a_fresh_generation(course, tmp_path):
+    ids = ASSIGNMENTS
+    assert ids, "no assignments in source/"
+    generated = generate(course, ids, tmp_path) / "release"
+    released = sorted(p.name for p in course.release.iterdir() if not p.name.startswith("."))
+    assert released == ids, "release/ holds other assignments than source/"
+    stale = [i for i in ids if not same_tree(generated / i, course.release / i)]
+    assert stale == [], f"release/ out of date for {stale}: run `python -m autograder release`"
+
+
+@pytest.mark.parametrize("path", notebooks_under("source", "release", "notebooks"), ids=str)
+def test_committed_notebooks_have_no_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    dirty = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and (c.outputs or c.execution_count)]
+    assert dirty == [], f"{path} has outputs in cells {dirty}"
+
+
+def hidden_lines(course):
+    """Substantial lines of every solution and hidden-test region, minus lines also shown openly."""
+    secret, shown = set(), set()
+    for assignment_id in ASSIGNMENTS:
+        for cell in course.source_notebook(assignment_id).cells:
+            regions = [m[2] for m in REGION.finditer(cell.source)]
+            for region in regions:
+                secret.update(line.strip() for line in region.splitlines() if len(line.strip()) >= 16)
+            shown.update(line.strip() for line in REGION.sub("", cell.source).splitlines())
+    return secret - shown
+
+
+def test_no_solution_or_hidden_test_text_reaches_learners(course):
+    secret = hidden_lines(course)
+    assert secret, "found no solution regions to look for"
+    exposed = []
+    for path in notebooks_under("release", "notebooks") + sorted((ROOT / "fplab").rglob("*.py")):
+        text = path.read_text()
+        if "BEGIN SOLUTION" in text or "BEGIN HIDDEN TESTS" in text:
+            exposed.append(f"{path}: region marker")
+        exposed += [f"{path}: {line}" for line in secret if line in text]
+    assert exposed == []
+
+
+@pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
+def test_graded_cells_follow_the_conventions(course, assignment_id):
+    nb = course.source_notebook(assignment_id)
+    answers, tests = answer_cells(nb), graded_tests(nb)
+    assert set(tests) == {f"test_{a}" for a in answers}, "each answer cell needs exactly one test_<id>"
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            assert meta.get("locked") and meta.get("points", 0) > 0, meta["grade_id"]
+            assert "raises-exception" in cell.metadata.get("tags", []), (
+                f"{meta['grade_id']}: tag test cells raises-exception so Run All goes past unfinished work"
+            )
+            assert "### BEGIN HIDDEN TESTS" in cell.source, f"{meta['grade_id']} has no hidden tests"
+            assert cell.source.startswith('"""'), f"{meta['grade_id']}: open with a docstring"
+        if "gpu-optional" in cell.metadata.get("tags", []):
+            assert cell.source.startswith("%%gpu_optional"), "gpu-optional cells start with %%gpu_optional"
+            assert not meta.get("grade"), "no graded point depends on a GPU"
+
+
+@pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
+def test_every_graded_function_has_wrong_and_right_cases(course, assignment_id):
+    answers = answer_cells(course.source_notebook(assignment_id))
+    verdicts = {a: [] for a in answers}
+    for path in (course.cases / assignment_id).glob("*.py"):
+        match = CASE_NAME.match(path.name)
+        assert match, f"badly named case {path.name}"
+        verdicts[match["grade_id"]].append(match["verdict"])
+    short = {a: v for a, v in verdicts.items() if v.count("wrong") < 2 or v.count("right") < 1}
+    assert short == {}, "each graded cell needs >= 2 wrong and >= 1 right case"
+
+
+@pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
+def test_nbgrader_validates_source_and_rejects_release(course, assignment_id):
+    source = Validator().validate(str(course.source_path(assignment_id)))
+    assert not source.get("failed") and not source.get("type_changed"), source
+    release = Validator().validate(str(course.release / assignment_id / f"{assignment_id}.ipynb"))
+    assert release.get("failed"), "the untouched release should fail validation"
