@@ -18,9 +18,22 @@ def parser():
     c.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")
     c.add_argument("--workers", type=int, default=None, help="parallel autograde runs (default: cores)")
 
+    g = sub.add_parser("grade", help="grade a folder of submissions in a sandbox, in parallel")
+    g.add_argument("submitted", metavar="SUBMITTED", help="folder laid out <student>/<ID>/<ID>.ipynb")
+    g.add_argument("--assignment", required=True, metavar="ID")
+    g.add_argument("--out", required=True, metavar="OUT", help="grades.csv, feedback/, summary.png")
+    g.add_argument("--workers", type=int, default=None, help="parallel students (default: cores)")
+    g.add_argument("--timeout", type=int, default=600, metavar="S", help="seconds per notebook (default 600)")
+    g.add_argument("--cell-timeout", type=int, default=60, metavar="S", help="seconds per cell (default 60)")
+    g.add_argument("--memory-mb", type=int, default=4096, metavar="M", help="memory per process (default 4096)")
+
     b = sub.add_parser("bench", help="time each solved notebook against the kernel + torch floor")
     b.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")
     b.add_argument("--repeats", type=int, default=3, help="executions per notebook (default: 3)")
+    b.add_argument("--grading", action="store_true",
+                   help="benchmark batch grading instead (first ID only; default 01_nonassociativity)")
+    b.add_argument("--class-size", type=int, default=24, help="submissions in the synthetic class")
+    b.add_argument("--workers", type=int, default=None, help="workers for the parallel run (default: cores)")
     return p
 
 
@@ -28,6 +41,8 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         course = Course(Path(args.course))
+        if args.command == "grade":
+            return grade_command(course, args)
         ids = course.resolve_ids(args.ids)
         if args.command == "release":
             from autograder.release import release
@@ -43,6 +58,13 @@ def main(argv=None):
             mismatches = sum(check_assignment(course, i, workers, sys.stdout) for i in ids)
             print(f"\n{'all as expected' if not mismatches else f'{mismatches} MISMATCHES'}")
             return 1 if mismatches else 0
+        if args.command == "bench" and args.grading:
+            from autograder.bench_grading import bench_grading
+            from autograder.check import default_workers
+
+            bench_grading(course, (args.ids or ["01_nonassociativity"])[0], args.class_size,
+                          args.workers or default_workers(), sys.stdout)
+            return 0
         if args.command == "bench":
             from autograder.bench import bench
 
@@ -51,4 +73,23 @@ def main(argv=None):
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted: run the same command again to resume", file=sys.stderr)
+        return 130
     return 2
+
+
+def grade_command(course, args):
+    from autograder.batch import grade_batch
+    from autograder.check import default_workers
+    from autograder.sandbox import Limits
+
+    limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb)
+    results = grade_batch(course, args.submitted, args.assignment, args.out,
+                          args.workers or default_workers(), limits)
+    counts = {}
+    for r in results:
+        counts[r.status] = counts.get(r.status, 0) + 1
+    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+    print(f"{len(results)} students: {summary}. Wrote {Path(args.out) / 'grades.csv'}")
+    return 0

@@ -35,27 +35,37 @@ def test_committed_notebooks_have_no_outputs(path):
     assert dirty == [], f"{path} has outputs in cells {dirty}"
 
 
-def hidden_lines(course):
-    """Substantial lines of every solution and hidden-test region, minus lines also shown openly."""
-    secret, shown = set(), set()
+def code_lines(text):
+    return [line.strip() for line in text.splitlines() if len(line.strip()) >= 8]
+
+
+def hidden_snippets(course):
+    """Every two consecutive substantial lines of a solution or hidden-test region.
+
+    Pairs, not single lines: a generic line (``torch.manual_seed(seed)``) may rightly appear
+    elsewhere, two consecutive lines of an answer may not.
+    """
+    snippets = set()
     for assignment_id in ASSIGNMENTS:
         for cell in course.source_notebook(assignment_id).cells:
-            regions = [m[2] for m in REGION.finditer(cell.source)]
-            for region in regions:
-                secret.update(line.strip() for line in region.splitlines() if len(line.strip()) >= 16)
-            shown.update(line.strip() for line in REGION.sub("", cell.source).splitlines())
-    return secret - shown
+            for match in REGION.finditer(cell.source):
+                lines = code_lines(match[2])
+                snippets.update("\n".join(pair) for pair in zip(lines, lines[1:]))
+    return snippets
 
 
 def test_no_solution_or_hidden_test_text_reaches_learners(course):
-    secret = hidden_lines(course)
-    assert secret, "found no solution regions to look for"
+    snippets = hidden_snippets(course)
+    assert snippets, "found no solution regions to look for"
     exposed = []
     for path in notebooks_under("release", "notebooks") + sorted((ROOT / "fplab").rglob("*.py")):
         text = path.read_text()
+        if path.suffix == ".ipynb":
+            text = "\n".join(c.source for c in nbformat.read(path, as_version=4).cells)
         if "BEGIN SOLUTION" in text or "BEGIN HIDDEN TESTS" in text:
             exposed.append(f"{path}: region marker")
-        exposed += [f"{path}: {line}" for line in secret if line in text]
+        shown = "\n".join(code_lines(text))
+        exposed += [f"{path}: {snippet!r}" for snippet in snippets if snippet in shown]
     assert exposed == []
 
 
@@ -73,6 +83,10 @@ def test_graded_cells_follow_the_conventions(course, assignment_id):
             )
             assert "### BEGIN HIDDEN TESTS" in cell.source, f"{meta['grade_id']} has no hidden tests"
             assert cell.source.startswith('"""'), f"{meta['grade_id']}: open with a docstring"
+        if meta.get("grade_id") == "quiz":
+            assert "raises-exception" in cell.metadata.get("tags", []), (
+                "tag the quiz answer cell raises-exception: its stub raises at top level"
+            )
         if "gpu-optional" in cell.metadata.get("tags", []):
             assert cell.source.startswith("%%gpu_optional"), "gpu-optional cells start with %%gpu_optional"
             assert not meta.get("grade"), "no graded point depends on a GPU"

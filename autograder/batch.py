@@ -1,0 +1,192 @@
+"""Batch grading: every student of a submitted/ folder, in parallel, resumable, atomic."""
+import csv
+import hashlib
+import io
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from pathlib import Path
+
+import nbformat
+
+from autograder import feedback
+from autograder.course import CourseError, answer_cells, graded_tests
+from autograder.grading import Assignment, Result, grade
+from autograder.release import generate
+from autograder.sandbox import SandboxError, check_layout
+
+SECRET = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", re.S)
+
+
+def write_atomic(path, data):
+    """Write bytes or text to ``path`` through a temp file in the same folder and os.replace."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = data.encode() if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def prepare_assignment(course, assignment_id, workdir):
+    """Generate the assignment in ``workdir`` and collect what grading needs from it."""
+    copy = generate(course, [assignment_id], workdir)
+    release_nb = nbformat.read(copy / "release" / assignment_id / f"{assignment_id}.ipynb", as_version=4)
+    locked = {c.metadata["nbgrader"]["grade_id"]: c for c in release_nb.cells
+              if c.metadata.get("nbgrader", {}).get("locked")}
+    source_nb = course.source_notebook(assignment_id)
+    secrets = sorted({line.strip() for cell in source_nb.cells for m in SECRET.finditer(cell.source)
+                      for line in m[2].splitlines() if len(line.strip()) >= 12}, key=len, reverse=True)
+    return Assignment(assignment_id, f"sqlite:///{copy / 'gradebook.db'}", locked,
+                      graded_tests(source_nb), secrets)
+
+
+def find_submissions(submitted, assignment_id):
+    """{student: notebook path or None} for every student folder in ``submitted``."""
+    students = {}
+    for folder in sorted(Path(submitted).iterdir()):
+        if folder.is_dir() and not folder.name.startswith("."):
+            path = folder / assignment_id / f"{assignment_id}.ipynb"
+            students[folder.name] = path if path.is_file() else None
+    return students
+
+
+def sha256(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
+
+
+def result_path(out, student):
+    return Path(out) / ".results" / f"{student}.json"
+
+
+def finished(out, student, digest, assignment_id):
+    """The stored result of an earlier run, if it graded this same submission."""
+    try:
+        stored = json.loads(result_path(out, student).read_text())
+    except (OSError, ValueError):
+        return None
+    if stored.get("submission_sha256") != digest or stored.get("assignment") != assignment_id:
+        return None
+    return Result(**stored)
+
+
+def grade_one(student, path, digest, assignment, limits, out, scratch_root):
+    """Worker: grade, write the feedback, then the result (last, so a result means done)."""
+    result, nb = grade(student, path, assignment, limits, scratch_root, digest)
+    write_atomic(Path(out) / "feedback" / student / f"{assignment.assignment_id}.html",
+                 feedback.render(result, nb, assignment))
+    write_atomic(result_path(out, student), result.to_json())
+    return result
+
+
+def write_table(results, assignment, out):
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests])
+    for r in sorted(results, key=lambda r: r.student):
+        writer.writerow([r.student, r.assignment, r.status, f"{r.score:g}", f"{r.max_score:g}",
+                         *(f"{r.scores.get(t, 0):g}" for t in assignment.tests)])
+    write_atomic(Path(out) / "grades.csv", buffer.getvalue())
+
+
+def write_summary(results, assignment, out):
+    """summary.png: score distribution per test cell, and of the total."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tests = list(assignment.tests)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2, 1]})
+    passed = [sum(r.scores.get(t, 0) >= p for r in results) for t, p in assignment.tests.items()]
+    left.barh(tests, passed, color="#1a7f37")
+    left.barh(tests, [len(results) - n for n in passed], left=passed, color="#cf222e")
+    left.set_xlabel(f"students (green: full marks, red: not) of {len(results)}")
+    left.invert_yaxis()
+    left.set_title("per test cell")
+    right.hist([r.score for r in results], bins=min(20, int(assignment.max_score) + 1),
+               range=(0, assignment.max_score), color="#0969da")
+    right.set_xlabel(f"score (max {assignment.max_score:g})")
+    right.set_ylabel("students")
+    right.set_title("total")
+    fig.suptitle(f"{assignment.assignment_id}: {len(results)} students")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=100)
+    plt.close(fig)
+    write_atomic(Path(out) / "summary.png", buffer.getvalue())
+
+
+class Progress:
+    """A one-line progress bar on stderr: done/total, elapsed, ETA."""
+
+    def __init__(self, total, stream=sys.stderr):
+        self.total, self.done, self.stream, self.start = total, 0, stream, time.monotonic()
+
+    def advance(self, label=""):
+        self.done += 1
+        elapsed = time.monotonic() - self.start
+        eta = elapsed / self.done * (self.total - self.done)
+        filled = int(30 * self.done / max(self.total, 1))
+        line = (f"[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} students"
+                f"  elapsed {elapsed:5.0f} s  ETA {eta:5.0f} s  {label}")
+        end = "\r" if self.stream.isatty() and self.done < self.total else "\n"
+        print(line[:100].ljust(100) if end == "\r" else line, end=end, file=self.stream, flush=True)
+
+
+def grade_batch(course, submitted, assignment_id, out, workers, limits):
+    """Grade every student in ``submitted``; returns the list of results (old and new)."""
+    submitted, out = Path(submitted).resolve(), Path(out).resolve()
+    if not submitted.is_dir():
+        raise CourseError(f"{submitted} is not a folder of submissions")
+    course.resolve_ids([assignment_id])
+    try:
+        check_layout([course.root, submitted, out])
+    except SandboxError as error:
+        raise CourseError(str(error)) from None
+    if out == submitted or submitted in out.parents:
+        raise CourseError("--out must not be inside the submissions folder (submissions are never modified)")
+    students = find_submissions(submitted, assignment_id)
+    if not students:
+        raise CourseError(f"{submitted} holds no student folders")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, \
+            tempfile.TemporaryDirectory(prefix="finite-sandbox-") as scratch_root:
+        assignment = prepare_assignment(course, assignment_id, workdir)
+        results, todo = [], []
+        for student, path in students.items():
+            digest = sha256(path)
+            earlier = finished(out, student, digest, assignment_id)
+            (results.append(earlier) if earlier else todo.append((student, path, digest)))
+        progress = Progress(len(students))
+        for r in results:
+            progress.advance(f"{r.student}: already graded")
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(grade_one, s, p, d, assignment, limits, out, scratch_root): s for s, p, d in todo}
+            try:
+                for future in as_completed(futures):
+                    try:
+                        result = future.result()
+                    except Exception as error:
+                        raise CourseError(f"grading {futures[future]} failed: {error}") from error
+                    results.append(result)
+                    progress.advance(f"{result.student}: {result.status}")
+            except BaseException:
+                for f in futures:
+                    f.cancel()
+                raise
+        write_table(results, assignment, out)
+        write_summary(results, assignment, out)
+    return results

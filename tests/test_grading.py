@@ -1,0 +1,266 @@
+"""Sandboxed batch grading, attacked by hostile submissions (each test names its attack)."""
+import csv
+import re
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT, run_cli
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+from make_fixture_course import ASSIGNMENT, SECRET_TEST, make_course  # noqa: E402
+
+GOOD_DOUBLE = "def double(x):\n    return x + x"
+GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
+WRONG_TRIPLE = "def triple(x):\n    return 3 + x"
+DAEMON_MARK = "987654"
+
+
+def attempts(paths, action):
+    """Answer-cell code that tries ``action`` on every path and prints blocked/LEAKED for each."""
+    return (
+        "for _p in %r:\n"
+        "    try:\n"
+        "        %s\n"
+        "        print('LEAKED', _p)\n"
+        "    except Exception as _e:\n"
+        "        print('blocked', type(_e).__name__)\n" % (list(map(str, paths)), action)
+    )
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """A fixture course, a class of hostile submissions, and one graded batch of them."""
+    base = tmp_path_factory.mktemp("grading")
+    course = make_course(base / "course")
+    assert run_cli("--course", str(course), "release").returncode == 0
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    submitted, out = base / "submitted", base / "out"
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    port = server.getsockname()[1]
+    own = lambda student: submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"  # noqa: E731
+    secret_places = [course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", course / "gradebook.db",
+                     own("honest"), course / "nbgrader_config.py"]
+    write_places = [out / "grades.csv", out / ".results" / "honest.json", own("writer"), own("honest"),
+                    course / "source" / "planted.txt", ROOT / "planted.txt"]
+
+    def submit(student, cells=None, edit=None):
+        nb = nbformat.from_dict(release)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.metadata.get("nbgrader", {}).get("solution") and cells and grade_id in cells:
+                cell.source = cells[grade_id]
+        if edit:
+            edit(nb)
+        own(student).parent.mkdir(parents=True)
+        nbformat.write(nb, own(student))
+
+    def drop_test(grade_id):
+        return lambda nb: nb.cells.remove(next(c for c in nb.cells
+                                               if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id))
+
+    def edit_test(grade_id, source, cell_type="code"):
+        def edit(nb):
+            index = next(i for i, c in enumerate(nb.cells)
+                         if c.metadata.get("nbgrader", {}).get("grade_id") == grade_id)
+            old = nb.cells[index]
+            new = nbformat.v4.new_markdown_cell(source) if cell_type == "markdown" else old
+            new.source, new.metadata = source, old.metadata
+            nb.cells[index] = new
+        return edit
+
+    submit("honest", {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE})
+    submit("blank")
+    submit("reader", {"double": GOOD_DOUBLE + "\n" + attempts(secret_places, "open(_p, 'rb').read(1)"),
+                      "triple": GOOD_TRIPLE})
+    submit("writer", {"double": GOOD_DOUBLE + "\n" + attempts(write_places, "open(_p, 'w').write('0')"),
+                      "triple": GOOD_TRIPLE})
+    submit("networker", {"double": GOOD_DOUBLE + "\n" + attempts(
+        [port], "socket.create_connection(('127.0.0.1', _p), timeout=2)").replace("for _p", "import socket\nfor _p"),
+        "triple": GOOD_TRIPLE})
+    submit("daemon", {"double": GOOD_DOUBLE + "\nimport subprocess\nsubprocess.Popen(['sleep', "
+                      f"'{DAEMON_MARK}'], start_new_session=True)", "triple": GOOD_TRIPLE})
+    submit("looper", {"double": "while True:\n    pass", "triple": GOOD_TRIPLE})
+    submit("stubborn", {"double": "import signal, time\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\n"
+                        "while True:\n    time.sleep(0.1)", "triple": GOOD_TRIPLE})
+    submit("hog", {"double": "hog = bytearray(6 * 1024**3)\n" + GOOD_DOUBLE, "triple": GOOD_TRIPLE})
+    submit("quitter", {"double": GOOD_DOUBLE + "\nimport os\nos._exit(0)", "triple": GOOD_TRIPLE})
+    submit("deleter", {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE}, edit=drop_test("test_double"))
+    submit("editor", {"double": GOOD_DOUBLE, "triple": WRONG_TRIPLE}, edit=edit_test("test_triple", "pass"))
+    submit("retyper", {"double": GOOD_DOUBLE, "triple": WRONG_TRIPLE},
+           edit=edit_test("test_triple", "nothing to see", "markdown"))
+    submit("silencer", {"double": GOOD_DOUBLE + "\nget_ipython().showtraceback = lambda *a, **k: None",
+                        "triple": WRONG_TRIPLE})
+    submit("spy", {"double": GOOD_DOUBLE + "\nseen = []\nget_ipython().events.register("
+                   "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
+                   "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
+    (submitted / "garbled" / ASSIGNMENT).mkdir(parents=True)
+    (submitted / "garbled" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [')
+    (submitted / "hollow" / ASSIGNMENT).mkdir(parents=True)
+    (submitted / "hollow" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text("{}")
+    (submitted / "absent").mkdir()
+
+    before = {p: p.read_bytes() for p in submitted.rglob("*") if p.is_file()}
+    done = run_cli("--course", str(course), "grade", str(submitted), "--assignment", ASSIGNMENT,
+                   "--out", str(out), "--workers", "2", "--cell-timeout", "15", "--timeout", "30",
+                   "--memory-mb", "1500")
+    server.close()
+    rows = {}
+    if (out / "grades.csv").exists():
+        rows = {r["student"]: r for r in csv.DictReader((out / "grades.csv").open())}
+    return dict(course=course, submitted=submitted, out=out, done=done, rows=rows, before=before)
+
+
+def feedback(world, student):
+    return (world["out"] / "feedback" / student / f"{ASSIGNMENT}.html").read_text()
+
+
+def printed(world, student):
+    """What the student's answer cells printed, as shown in their feedback."""
+    return "".join(re.findall(r"<pre class='out'>(.*?)</pre>", feedback(world, student), re.S))
+
+
+def test_batch_completes_with_exit_0_and_a_row_per_student(world):
+    assert world["done"].returncode == 0, world["done"].stderr
+    assert len(world["rows"]) == 18
+    assert list(next(iter(world["rows"].values()))) == [
+        "student", "assignment", "status", "score", "max_score", "test_double", "test_triple"]
+    assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_honest_and_blank_students(world):
+    assert world["rows"]["honest"]["status"] == "graded" and world["rows"]["honest"]["score"] == "5"
+    assert world["rows"]["blank"]["status"] == "graded" and world["rows"]["blank"]["score"] == "0"
+
+
+def test_attack_reading_source_gradebook_and_other_submissions(world):
+    page = printed(world, "reader")
+    assert page.count("blocked") == 4 and "LEAKED" not in page
+    assert world["rows"]["reader"]["score"] == "5"
+
+
+def test_attack_writing_results_submissions_and_course(world):
+    page = printed(world, "writer")
+    assert page.count("blocked") == 6 and "LEAKED" not in page
+    assert not (world["course"] / "source" / "planted.txt").exists() and not (ROOT / "planted.txt").exists()
+    assert world["rows"]["honest"]["score"] == "5"
+
+
+def test_attack_network_to_host_loopback(world):
+    page = printed(world, "networker")
+    assert page.count("blocked") == 1 and "LEAKED" not in page
+
+
+def test_attack_daemon_outliving_the_run(world):
+    leftovers = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if DAEMON_MARK in (proc / "cmdline").read_bytes().decode(errors="replace"):
+                leftovers.append(proc.name)
+        except OSError:
+            continue
+    assert leftovers == []
+    assert world["rows"]["daemon"]["score"] == "5"
+
+
+def test_attack_infinite_loop_hits_the_cell_limit_and_grading_goes_on(world):
+    row = world["rows"]["looper"]
+    assert row["status"] == "timeout" and row["test_double"] == "0" and row["test_triple"] == "3"
+
+
+def test_attack_ignoring_interrupts_hits_the_notebook_limit(world):
+    row = world["rows"]["stubborn"]
+    assert row["status"] == "timeout" and row["score"] == "0"
+
+
+def test_attack_exhausting_memory(world):
+    row = world["rows"]["hog"]
+    assert row["status"] == "resource_limit" and row["test_triple"] == "3"
+
+
+def test_attack_killing_the_kernel_scores_unrun_tests_zero(world):
+    row = world["rows"]["quitter"]
+    assert row["status"] == "kernel_died" and row["score"] == "0"
+    assert "did not run" in feedback(world, "quitter")
+
+
+@pytest.mark.parametrize("student, note", [("deleter", "deleted"), ("editor", "modified"),
+                                            ("retyper", "changed from code to markdown")])
+def test_attack_tampering_with_locked_cells(world, student, note):
+    row = world["rows"][student]
+    expected = {"deleter": ("2", "3"), "editor": ("2", "0"), "retyper": ("2", "0")}[student]
+    assert (row["test_double"], row["test_triple"]) == expected
+    assert note in feedback(world, student)
+
+
+def test_attack_silencing_tracebacks_does_not_turn_failures_into_passes(world):
+    assert world["rows"]["silencer"]["test_triple"] == "0"
+
+
+def test_attack_capturing_and_printing_hidden_tests(world):
+    page = feedback(world, "spy")
+    assert SECRET_TEST not in page and "hidden check of double" not in page
+    assert "[hidden]" in page
+
+
+@pytest.mark.parametrize("student, status", [("garbled", "unreadable"), ("hollow", "unreadable"),
+                                             ("absent", "missing")])
+def test_broken_submissions_are_labelled_not_blank(world, student, status):
+    assert world["rows"][student]["status"] == status
+    assert status in feedback(world, student)
+
+
+def test_submissions_are_never_modified(world):
+    after = {p: p.read_bytes() for p in world["submitted"].rglob("*") if p.is_file()}
+    assert after == world["before"]
+
+
+def test_feedback_never_shows_hidden_tests_or_solutions(world):
+    source = (world["course"] / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    assert "return 2 * x" in source
+    for page in (world["out"] / "feedback").rglob("*.html"):
+        text = page.read_text()
+        assert SECRET_TEST not in text and "hidden check of" not in text and "return 2 * x" not in text
+
+
+def test_interrupted_batch_resumes_without_regrading(tmp_path):
+    """Ctrl-C mid-batch, then the same command again: finished students are kept, the rest graded."""
+    course = make_course(tmp_path / "course")
+    assert run_cli("--course", str(course), "release").returncode == 0
+    release = (course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    students = ["s1", "s2", "s3", "s4"]
+    for student in students:
+        folder = tmp_path / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        (folder / f"{ASSIGNMENT}.ipynb").write_text(release)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "autograder", "--course", str(course), "grade",
+               str(tmp_path / "submitted"), "--assignment", ASSIGNMENT, "--out", str(out), "--workers", "1"]
+    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True, start_new_session=True)
+    results = out / ".results"
+    deadline = time.monotonic() + 300
+    while len(list(results.glob("*.json"))) < 1 and time.monotonic() < deadline and first.poll() is None:
+        time.sleep(0.2)
+    os.killpg(first.pid, signal.SIGINT)
+    _, err = first.communicate(timeout=120)
+    assert first.returncode != 0 and "interrupted" in err
+    assert not (out / "grades.csv").exists()
+    kept = {p.name: p.stat().st_mtime_ns for p in results.glob("*.json")}
+    assert 1 <= len(kept) < len(students)
+    second = run_cli(*command[3:])
+    assert second.returncode == 0, second.stderr
+    assert second.stderr.count("already graded") == len(kept)
+    assert {p.name: p.stat().st_mtime_ns for p in results.glob("*.json") if p.name in kept} == kept
+    rows = list(csv.DictReader((out / "grades.csv").open()))
+    assert sorted(r["student"] for r in rows) == students and {r["status"] for r in rows} == {"graded"}
+    assert [p for p in out.rglob(".*") if p.is_file()] == [], "temporary files left behind"
