@@ -79,6 +79,7 @@ def report(assignment_id, cases, tests, scores, out):
     """Print one row per case: what it must score, what it scored, and whether they agree."""
     total = sum(tests.values())
     width = max(len(c.name) for c in cases)
+    want_width = max(len(describe_expectation(c, total)) for c in cases)
     print(f"\n{assignment_id}  ({len(cases)} submissions, {total} points)", file=out)
     mismatches = 0
     for case in cases:
@@ -98,7 +99,7 @@ def report(assignment_id, cases, tests, scores, out):
                 )
         mismatches += verdict != "ok"
         want = describe_expectation(case, total)
-        print(f"  {case.name:<{width}}  want {want:<28} got {detail:<40} {verdict}", file=out)
+        print(f"  {case.name:<{width}}  want {want:<{want_width}}  got {detail:<24} {verdict}", file=out)
     return mismatches
 
 
