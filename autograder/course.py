@@ -78,6 +78,8 @@ def nbgrader(args, cwd, timeout=None):
     # nbgrader shells out to alembic, which lives beside this interpreter.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.pop("NBGRADER_EXECUTION", None)
+    # Parallel autograde runs share the cores: one thread per kernel avoids oversubscription.
+    env.setdefault("OMP_NUM_THREADS", "1")
     done = subprocess.run(
         [sys.executable, "-m", "nbgrader", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,

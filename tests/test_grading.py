@@ -2,6 +2,7 @@
 import csv
 import re
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,6 +14,11 @@ import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("CI"),
+    reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
+)
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, SECRET_TEST, make_course  # noqa: E402
