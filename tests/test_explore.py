@@ -1,0 +1,463 @@
+"""fplab.explore, the numbers behind the explorers, checked against torch's own casts, finfo and nextafter."""
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import torch
+
+from conftest import ROOT
+from fplab import explore
+
+NAMES = explore.DTYPE_NAMES
+WIDE = [n for n in NAMES if not n.startswith("float8")]  # torch.nextafter has kernels for these
+FLOAT8 = [n for n in NAMES if n.startswith("float8")]
+
+
+def torch_cast(value, name):
+    """The reference: float32 first, then the format, as a float64 Python float."""
+    return torch.tensor(value, dtype=torch.float32).to(getattr(torch, name)).double().item()
+
+
+def next_up(value, name):
+    t = torch.tensor(value, dtype=getattr(torch, name))
+    return torch.nextafter(t, torch.tensor(math.inf, dtype=t.dtype)).double().item()
+
+
+def next_down32(value):
+    return torch.nextafter(torch.tensor(value, dtype=torch.float32), torch.tensor(0.0)).item()
+
+
+def float8_values(name):
+    """Every finite non-negative value of a float8 format, sorted, decoded from all 256 bit patterns."""
+    values = torch.arange(256, dtype=torch.int32).to(torch.uint8).view(getattr(torch, name)).double()
+    values = values[torch.isfinite(values) & (values >= 0)]
+    return sorted(set(values.tolist()))
+
+
+def random_values(n=400, seed=0):
+    """Signed values spread log-uniformly over the whole float32 range and a bit beyond."""
+    rng = np.random.default_rng(seed)
+    magnitudes = 10.0 ** rng.uniform(-46, 39, n)
+    return (magnitudes * rng.choice([-1.0, 1.0], n)).tolist()
+
+
+# --- regions -----------------------------------------------------------------------------------
+
+
+def test_dtype_names_are_the_formats_this_torch_has():
+    assert NAMES[:3] == ("float32", "float16", "bfloat16")
+    assert set(NAMES[3:]) == {n for n in ("float8_e5m2", "float8_e4m3fn") if hasattr(torch, n)}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_regions_agree_with_finfo(name):
+    r, info = explore.dtype_regions(name), torch.finfo(getattr(torch, name))
+    assert (r.max, r.smallest_normal, r.eps) == (info.max, info.tiny, info.eps)
+    assert r.exponent_bits + r.mantissa_bits + 1 == info.bits
+    assert r.eps == 2.0**-r.mantissa_bits
+
+
+@pytest.mark.parametrize("name", WIDE)
+def test_smallest_subnormal_is_nextafter_zero(name):
+    assert explore.dtype_regions(name).smallest_subnormal == next_up(0.0, name)
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_smallest_subnormal_is_the_bit_pattern_one(name):
+    assert explore.dtype_regions(name).smallest_subnormal == float8_values(name)[1]
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n != "float32"])
+def test_zero_threshold_is_exactly_where_torch_starts_rounding_to_zero(name):
+    r = explore.dtype_regions(name)
+    assert torch_cast(r.zero_up_to, name) == 0.0  # the tie goes to the even neighbour, 0
+    above = torch.nextafter(torch.tensor(r.zero_up_to, dtype=torch.float32), torch.tensor(1.0)).item()
+    assert torch_cast(above, name) == r.smallest_subnormal
+
+
+def test_float32_zero_threshold_holds_for_float64_inputs():
+    r = explore.dtype_regions("float32")
+    half = torch.tensor(r.zero_up_to, dtype=torch.float64)
+    assert half.to(torch.float32).item() == 0.0
+    above = torch.nextafter(half, torch.tensor(1.0, dtype=torch.float64))
+    assert above.to(torch.float32).item() == r.smallest_subnormal
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n not in explore.SATURATING and n != "float32"])
+def test_overflow_threshold_is_exactly_where_torch_starts_giving_inf(name):
+    r = explore.dtype_regions(name)
+    assert torch_cast(r.overflow_from, name) == math.inf
+    assert torch_cast(next_down32(r.overflow_from), name) == r.max
+    assert r.saturates_above == math.inf
+
+
+def test_float32_overflow_threshold_holds_for_float64_inputs():
+    r = explore.dtype_regions("float32")
+    edge = torch.tensor(r.overflow_from, dtype=torch.float64)
+    assert edge.to(torch.float32).item() == math.inf
+    below = torch.nextafter(edge, torch.tensor(0.0, dtype=torch.float64))
+    assert below.to(torch.float32).item() == r.max
+
+
+@pytest.mark.skipif("float8_e4m3fn" not in NAMES, reason="this torch has no float8_e4m3fn")
+def test_e4m3fn_saturates_instead_of_overflowing():
+    r = explore.dtype_regions("float8_e4m3fn")
+    assert (r.max, r.overflow_from, r.saturates_above) == (448.0, math.inf, 448.0)
+    assert r.saturating
+    for value in (449.0, 464.0, 1e5, 3e38):
+        assert torch_cast(value, "float8_e4m3fn") == 448.0
+
+
+# --- describe_value ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_stored_value_and_errors_match_torch_casts(name):
+    for value in random_values():
+        d = explore.describe_value(value, name)
+        stored = torch_cast(value, name)
+        assert d.stored == stored, (value, name)
+        assert d.as_float32 == torch.tensor(value, dtype=torch.float32).item()
+        assert d.abs_error == abs(stored - value)
+        assert d.rel_error == abs(stored - value) / abs(value)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_status_follows_the_stored_value(name):
+    info = torch.finfo(getattr(torch, name))
+    for value in random_values(seed=1):
+        d = explore.describe_value(value, name)
+        stored, as32 = torch_cast(value, name), abs(torch.tensor(value, dtype=torch.float32).item())
+        if math.isinf(stored):
+            expected = "overflow"
+        elif name in explore.SATURATING and as32 > info.max:
+            expected = "saturates"
+        elif stored == 0:
+            expected = "rounds to zero"
+        elif abs(stored) < info.tiny:
+            expected = "subnormal"
+        else:
+            expected = "normal"
+        assert d.status == expected, (value, name, d)
+
+
+BOUNDARIES = [  # value, dtype, stored, status
+    (65504.0, "float16", 65504.0, "normal"),
+    (65519.99, "float16", 65504.0, "normal"),
+    (65520.0, "float16", math.inf, "overflow"),
+    (-65520.0, "float16", -math.inf, "overflow"),
+    (2.0**-24, "float16", 2.0**-24, "subnormal"),
+    (2.0**-25, "float16", 0.0, "rounds to zero"),
+    (-(2.0**-25), "float16", -0.0, "rounds to zero"),
+    (2.0**-25 * (1 + 2.0**-23), "float16", 2.0**-24, "subnormal"),
+    (2.0**-14, "float16", 2.0**-14, "normal"),
+    (float(torch.finfo(torch.bfloat16).max), "bfloat16", float(torch.finfo(torch.bfloat16).max), "normal"),
+    ((2 - 2.0**-8) * 2.0**127, "bfloat16", math.inf, "overflow"),
+    (1e39, "float32", math.inf, "overflow"),
+    (1e-46, "float32", 0.0, "rounds to zero"),
+    (1e-40, "float32", torch.tensor(1e-40).item(), "subnormal"),
+    (0.0, "float16", 0.0, "zero"),
+    (448.0, "float8_e4m3fn", 448.0, "normal"),
+    (449.0, "float8_e4m3fn", 448.0, "saturates"),
+    (1e5, "float8_e4m3fn", 448.0, "saturates"),
+    (-1e5, "float8_e4m3fn", -448.0, "saturates"),
+    (57344.0, "float8_e5m2", 57344.0, "normal"),
+    (61439.0, "float8_e5m2", 57344.0, "normal"),
+    (61440.0, "float8_e5m2", math.inf, "overflow"),
+    (1e5, "float8_e5m2", math.inf, "overflow"),
+]
+
+
+@pytest.mark.parametrize("value, name, stored, status", BOUNDARIES, ids=lambda x: repr(x))
+def test_boundaries(value, name, stored, status):
+    if name not in NAMES:
+        pytest.skip(f"this torch has no {name}")
+    d = explore.describe_value(value, name)
+    assert d.stored == stored and math.copysign(1, d.stored) == math.copysign(1, stored)
+    assert d.stored == torch_cast(value, name)
+    assert d.status == status
+
+
+def test_rounding_to_zero_is_a_total_loss_and_overflow_an_infinite_one():
+    assert explore.describe_value(2.0**-25, "float16").rel_error == 1.0
+    assert explore.describe_value(65520.0, "float16").rel_error == math.inf
+    assert explore.describe_value(0.0, "float16").rel_error == 0.0
+
+
+# --- spacing -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", WIDE)
+def test_spacing_is_the_gap_to_nextafter(name):
+    dtype, info = getattr(torch, name), torch.finfo(getattr(torch, name))
+    values = [abs(torch_cast(v, name)) for v in random_values(seed=2)]
+    values += [info.tiny, info.tiny / 2, next_up(0.0, name), 1.0, 2.0, 3.0, float(info.max) / 2]
+    for x in values:
+        if x == 0 or x >= info.max:
+            continue
+        assert explore.spacing_at(x, name) == next_up(x, name) - x, (name, x)
+        assert explore.describe_value(x, name).spacing == next_up(x, name) - x
+    assert explore.spacing_at(0.0, name) == next_up(0.0, name)
+    assert torch.tensor(0.0, dtype=dtype).item() == 0.0
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_spacing_is_the_gap_between_consecutive_bit_patterns(name):
+    values = float8_values(name)
+    for x, above in zip(values, values[1:]):
+        assert explore.spacing_at(x, name) == above - x, (name, x)
+
+
+def test_spacing_is_none_beyond_the_format():
+    assert explore.spacing_at(65536.0, "float16") is None
+    assert explore.describe_value(1e5, "float16").spacing is None
+    assert explore.describe_value(1e39, "float32").spacing is None
+    assert explore.spacing_at(65535.0, "float16") == 32.0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_relative_spacing_curve(name):
+    r = explore.dtype_regions(name)
+    normal = np.geomspace(r.smallest_normal, r.max, 500)
+    curve = explore.relative_spacing_curve(name, normal)
+    assert np.all(curve <= r.eps) and np.all(curve > r.eps / 2)
+    powers = np.ldexp(1.0, np.arange(math.frexp(r.smallest_normal)[1] - 1, math.frexp(r.max)[1]))
+    assert np.all(explore.relative_spacing_curve(name, powers) == r.eps)  # the sawtooth's peaks
+    low = explore.relative_spacing_curve(name, [0.0, r.zero_up_to, r.smallest_subnormal, r.max * 1.5])
+    assert math.isnan(low[0]) and math.isnan(low[1]) and math.isnan(low[3])
+    assert low[2] == 1.0  # at the first subnormal the gap is the whole value
+    assert explore.relative_spacing_curve(name, [-1.0])[0] == explore.relative_spacing_curve(name, [1.0])[0]
+
+
+# --- softmax -----------------------------------------------------------------------------------
+
+
+def stored_logits(shift, scale, name, base=explore.DEFAULT_LOGITS):
+    z = torch.tensor(base, dtype=torch.float64) * scale + shift
+    return z.to(torch.float32).to(getattr(torch, name))
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
+def test_softmax_views_match_torch_where_nothing_overflows(name):
+    view = explore.softmax_views(shift=0.5, scale=2.0, dtype_name=name)
+    z = stored_logits(0.5, 2.0, name)
+    assert view.logits == tuple(z.double().tolist())
+    expected = torch.softmax(z.float(), dim=0).double()
+    tol = {"float32": 1e-6, "float16": 2e-3, "bfloat16": 2e-2}[name]
+    for got in (view.naive_softmax, view.shifted_softmax):
+        torch.testing.assert_close(torch.tensor(got, dtype=torch.float64), expected, rtol=tol, atol=tol)
+    lse = torch.logsumexp(z.float(), dim=0).item()
+    assert view.naive_logsumexp == pytest.approx(lse, rel=tol)
+    assert view.shifted_logsumexp == pytest.approx(lse, rel=tol)
+    torch.testing.assert_close(torch.tensor(view.reference_softmax, dtype=torch.float64), torch.softmax(z.double(), dim=0))
+    assert view.reference_logsumexp == torch.logsumexp(z.double(), dim=0).item()
+    assert view.naive_finite and view.shifted_finite and not view.emulated
+
+
+def test_naive_softmax_breaks_where_exp_overflows_or_underflows():
+    big = explore.softmax_views(shift=1000.0, dtype_name="float32")
+    assert all(math.isnan(p) for p in big.naive_softmax) and big.naive_logsumexp == math.inf
+    assert big.naive_exp_sum == math.inf
+    small = explore.softmax_views(shift=-200.0, dtype_name="float32")
+    assert all(math.isnan(p) for p in small.naive_softmax) and small.naive_logsumexp == -math.inf
+    assert small.naive_exp_sum == 0.0
+    half = explore.softmax_views(shift=10.0, dtype_name="float16")
+    assert not half.naive_finite
+    for view in (big, small, half):
+        z = stored_logits(view.shift, 1.0, view.dtype)
+        torch.testing.assert_close(torch.tensor(view.shifted_softmax, dtype=torch.float64),
+                                   torch.softmax(z.float(), dim=0).double(), rtol=2e-3, atol=2e-3)
+        assert view.shifted_logsumexp == pytest.approx(torch.logsumexp(z.float(), dim=0).item(), rel=1e-3)
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16"])
+def test_shifted_softmax_stays_finite_over_the_whole_slider_range(name):
+    for shift in range(-1000, 1001, 50):
+        for scale in (0.0, 1.0, 20.0):
+            view = explore.softmax_views(shift=shift, scale=scale, dtype_name=name)
+            assert view.shifted_finite, (name, shift, scale)
+            assert sum(view.shifted_softmax) == pytest.approx(1.0, abs=0.02)
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_softmax_is_emulated_on_float8_logits(name):
+    view = explore.softmax_views(shift=3.0, dtype_name=name)
+    assert view.emulated
+    assert view.logits == tuple(stored_logits(3.0, 1.0, name).double().tolist())
+    assert view.shifted_finite
+
+
+# --- loss scaling ------------------------------------------------------------------------------
+
+
+def test_sample_gradient_magnitudes_is_seeded():
+    a, b = explore.sample_gradient_magnitudes(1000, seed=0), explore.sample_gradient_magnitudes(1000, seed=0)
+    assert a.shape == (1000,) and np.array_equal(a, b) and np.all(a > 0)
+    assert not np.array_equal(a, explore.sample_gradient_magnitudes(1000, seed=1))
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("log2_scale", [-4, 0, 8, 16, 24, 40])
+def test_loss_scale_fractions_match_torch_casts(name, log2_scale):
+    g = explore.sample_gradient_magnitudes(3000, seed=3)
+    view = explore.loss_scale_view(g, log2_scale, name)
+    scaled32 = torch.tensor(g * 2.0**log2_scale, dtype=torch.float32)
+    stored = scaled32.to(getattr(torch, name)).double()
+    info = torch.finfo(getattr(torch, name))
+    if name in explore.SATURATING:
+        overflow = scaled32.double() > info.max
+    else:
+        overflow = torch.isinf(stored)
+    underflow = stored == 0
+    subnormal = ~underflow & ~overflow & (stored < info.tiny)
+    assert view.count == 3000
+    assert view.underflow_fraction == pytest.approx(underflow.double().mean().item(), abs=1e-12)
+    assert view.overflow_fraction == pytest.approx(overflow.double().mean().item(), abs=1e-12)
+    assert view.subnormal_fraction == pytest.approx(subnormal.double().mean().item(), abs=1e-12)
+    total = view.underflow_fraction + view.subnormal_fraction + view.normal_fraction + view.overflow_fraction
+    assert total == pytest.approx(1.0, abs=1e-12)
+    r = explore.dtype_regions(name)
+    assert view.kept_above * view.scale == r.zero_up_to
+    assert view.normal_from * view.scale == r.smallest_normal
+    assert view.overflow_from * view.scale == min(r.overflow_from, r.saturates_above)
+
+
+def test_loss_scale_trades_underflow_for_overflow():
+    g = explore.sample_gradient_magnitudes()
+    views = [explore.loss_scale_view(g, s) for s in range(-8, 41)]
+    under = [v.underflow_fraction for v in views]
+    over = [v.overflow_fraction for v in views]
+    assert under == sorted(under, reverse=True) and over == sorted(over)
+    assert under[0] > 0.3 and over[-1] > 0.5
+    assert explore.loss_scale_view(g, 0, "bfloat16").underflow_fraction == 0.0
+
+
+def test_loss_scale_ignores_zeros_and_signs():
+    view = explore.loss_scale_view([0.0, -1e-9, 1e-9, 1.0], 0, "float16")
+    assert view.count == 3 and view.underflow_fraction == pytest.approx(2 / 3)
+
+
+# --- reports: the exact text the explorers show ------------------------------------------------
+
+
+def test_value_report_text():
+    assert explore.value_report(explore.describe_value(0.1, "float16")) == "\n".join([
+        "value: 0.1",
+        "as float32: 0.100000001",
+        "stored in float16: 0.0999755859",
+        "absolute error: 2.441e-05",
+        "relative error: 0.0002441",
+        "spacing (ulp) here: 6.104e-05",
+        "status: normal",
+        "why: between the smallest normal 6.104e-05 and the largest finite 65504",
+    ])
+    overflow = explore.value_report(explore.describe_value(65520.0, "float16")).splitlines()
+    assert overflow[2:] == ["stored in float16: inf", "absolute error: inf", "relative error: inf",
+                            "spacing (ulp) here: 32", "status: overflow",
+                            "why: at or above 65520, so it rounds to inf"]
+    zero = explore.value_report(explore.describe_value(2.0**-25, "float16")).splitlines()
+    assert zero[-2:] == ["status: rounds to zero",
+                         "why: at most half the smallest subnormal (2.98e-08), so it rounds to 0"]
+
+
+@pytest.mark.skipif("float8_e4m3fn" not in NAMES, reason="this torch has no float8_e4m3fn")
+def test_value_report_text_for_saturation():
+    lines = explore.value_report(explore.describe_value(-1000.0, "float8_e4m3fn")).splitlines()
+    assert lines[2:] == ["stored in float8_e4m3fn: -448", "absolute error: 552", "relative error: 0.552",
+                         "spacing (ulp) here: n/a (beyond the largest binade)", "status: saturates",
+                         "why: above the largest finite 448; float8_e4m3fn has no inf and clamps it to -448"]
+
+
+def test_softmax_report_text():
+    text = explore.softmax_report(explore.softmax_views(shift=1000.0, dtype_name="float32"))
+    assert text == "\n".join([
+        "logits = 1 * base + 1000, stored in float32: 998.7, 1000.2, 1001.1, 1002.7",
+        "arithmetic: float32",
+        "              naive         shifted       float64",
+        "sum of exp    inf           1.3023",
+        "p[0]          nan           0.01406       0.01406",
+        "p[1]          nan           0.06303       0.06303",
+        "p[2]          nan           0.155         0.155",
+        "p[3]          nan           0.7679        0.7679",
+        "logsumexp     inf           1002.96       1002.96",
+    ])
+
+
+def test_loss_scale_report_text():
+    text = explore.loss_scale_report(explore.loss_scale_view(explore.sample_gradient_magnitudes(), 16))
+    assert text == "\n".join([
+        "loss scale: 2^16 = 65536",
+        "lost to zero: 0.19% (39 of 20000)",
+        "kept as subnormals: 12.92% (2584 of 20000)",
+        "kept as normal numbers: 86.87% (17374 of 20000)",
+        "overflow to inf: 0.01% (3 of 20000)",
+        "float16 keeps gradients above 4.547e-13, at full precision from 9.313e-10, up to 0.9998",
+    ])
+
+
+# --- bad input ---------------------------------------------------------------------------------
+
+BAD_DTYPES = ["float64", "fp16", "Float16", "", None, torch.float16]
+BAD_NUMBERS = [math.nan, math.inf, -math.inf, "1.0", None, 1 + 2j]
+
+
+@pytest.mark.parametrize("bad", BAD_DTYPES, ids=repr)
+def test_unknown_dtype_names_raise_value_error(bad):
+    calls = [
+        lambda: explore.dtype_regions(bad),
+        lambda: explore.describe_value(1.0, bad),
+        lambda: explore.spacing_at(1.0, bad),
+        lambda: explore.relative_spacing_curve(bad, [1.0]),
+        lambda: explore.softmax_views(dtype_name=bad),
+        lambda: explore.loss_scale_view([1.0], 0, bad),
+        lambda: explore.cast([1.0], bad),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="unknown dtype name"):
+            call()
+
+
+@pytest.mark.parametrize("bad", BAD_NUMBERS, ids=repr)
+def test_non_finite_values_raise_value_error(bad):
+    calls = [
+        lambda: explore.describe_value(bad, "float16"),
+        lambda: explore.spacing_at(bad, "float16"),
+        lambda: explore.signed_magnitude(bad),
+        lambda: explore.softmax_views(shift=bad),
+        lambda: explore.softmax_views(scale=bad),
+        lambda: explore.loss_scale_view([1.0], bad),
+    ]
+    for call in calls:
+        with pytest.raises(ValueError, match="must be a finite number"):
+            call()
+
+
+@pytest.mark.parametrize("bad", [[1.0, math.nan], [math.inf], [], [[1.0, 2.0]], ["a"]], ids=repr)
+def test_bad_arrays_raise_value_error(bad):
+    with pytest.raises(ValueError):
+        explore.softmax_views(logits=bad)
+    if bad != [[1.0, 2.0]]:  # any shape of magnitudes is fine
+        with pytest.raises(ValueError):
+            explore.loss_scale_view(bad, 0)
+    if bad in ([1.0, math.nan], [math.inf]):
+        with pytest.raises(ValueError):
+            explore.relative_spacing_curve("float16", bad)
+
+
+def test_other_bad_input():
+    with pytest.raises(ValueError, match="no non-zero"):
+        explore.loss_scale_view([0.0, 0.0], 0)
+    with pytest.raises(ValueError, match="log2_scale"):
+        explore.loss_scale_view([1.0], 5000)
+    with pytest.raises(ValueError, match="log10_magnitude"):
+        explore.signed_magnitude(400)
+    with pytest.raises(ValueError):
+        explore.sample_gradient_magnitudes(0)
+
+
+def test_explore_imports_no_plotting_or_widget_library():
+    code = "import sys, fplab, fplab.explore; print(sorted({'matplotlib', 'ipywidgets'} & set(sys.modules)))"
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "[]"

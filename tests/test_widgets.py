@@ -1,0 +1,193 @@
+"""fplab.widgets: build each explorer, move its controls from Python, check the exact text it shows."""
+import html
+import math
+import subprocess
+import sys
+
+import ipywidgets
+import pytest
+
+from conftest import ROOT
+from fplab import explore, widgets
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(autouse=True)
+def not_grading(monkeypatch):
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+
+def shown(explorer):
+    """The readout's text as the browser shows it, checked against the ``text`` attribute."""
+    value = explorer.readout.value
+    assert value.startswith('<pre class="fplab-readout">') and value.endswith("</pre>")
+    text = html.unescape(value[len('<pre class="fplab-readout">'):-len("</pre>")])
+    assert text == explorer.text
+    return text
+
+
+def value_text(log10, name="float16", negative=False):
+    return explore.value_report(explore.describe_value(explore.signed_magnitude(log10, negative), name))
+
+
+def test_dtype_explorer_shows_the_value_report_and_follows_every_control():
+    ex = widgets.dtype_explorer()
+    assert isinstance(ex, ipywidgets.VBox) and set(ex.controls) == {"magnitude", "sign", "dtype"}
+    assert shown(ex) == value_text(-1.0)
+    assert bytes(ex.image.value).startswith(PNG)
+    first_png = bytes(ex.image.value)
+
+    ex.controls["magnitude"].value = 4.82  # 66069: past 65520
+    assert shown(ex) == value_text(4.82)
+    assert "status: overflow" in shown(ex).splitlines()
+    assert bytes(ex.image.value).startswith(PNG) and bytes(ex.image.value) != first_png
+
+    ex.controls["sign"].value = True
+    assert shown(ex).splitlines()[2] == "stored in float16: -inf"
+
+    ex.controls["dtype"].value = "bfloat16"
+    assert shown(ex) == value_text(4.82, "bfloat16", negative=True)
+    assert shown(ex).splitlines()[2] == "stored in bfloat16: -66048"
+
+    ex.controls["magnitude"].value = -7.6  # 2.5e-8: below half of float16's first subnormal
+    ex.controls["dtype"].value = "float16"
+    assert shown(ex).splitlines()[-2] == "status: rounds to zero"
+    ex.controls["magnitude"].value = -7.0  # 1e-7
+    assert shown(ex).splitlines()[-2] == "status: subnormal"
+    assert ex.result.status == "subnormal" and ex.result.value == -1e-7
+
+
+@pytest.mark.skipif("float8_e4m3fn" not in explore.DTYPE_NAMES, reason="no float8_e4m3fn in this torch")
+def test_dtype_explorer_saturation_text():
+    ex = widgets.dtype_explorer(dtype="float8_e4m3fn", log10_magnitude=3.0)
+    assert shown(ex).splitlines()[2:] == [
+        "stored in float8_e4m3fn: 448", "absolute error: 552", "relative error: 0.552",
+        "spacing (ulp) here: n/a (beyond the largest binade)", "status: saturates",
+        "why: above the largest finite 448; float8_e4m3fn has no inf and clamps it to 448"]
+
+
+def test_slider_values_are_read_at_the_slider_step():
+    """A browser sends values such as -0.9900000000000001 for a 0.01 step: the text must not change."""
+    ex = widgets.dtype_explorer()
+    ex.controls["magnitude"].value = -0.9900000000000001
+    assert shown(ex) == value_text(-0.99)
+    sm = widgets.softmax_explorer()
+    sm.controls["scale"].value = 1.2000000000000002
+    assert sm.result.scale == 1.2
+
+
+def test_returning_to_a_dtype_gives_the_same_picture():
+    ex = widgets.dtype_explorer()
+    before = bytes(ex.image.value)
+    ex.controls["dtype"].value = "float32"
+    ex.controls["dtype"].value = "float16"
+    assert bytes(ex.image.value) == before
+
+
+def test_softmax_explorer_shows_naive_and_shifted_side_by_side():
+    ex = widgets.softmax_explorer()
+    assert set(ex.controls) == {"shift", "scale", "dtype"}
+    assert list(ex.controls["dtype"].options) == ["float32", "float16", "bfloat16"]
+    assert shown(ex) == explore.softmax_report(explore.softmax_views(shift=0.0, scale=1.0))
+    ex.controls["shift"].value = 1000
+    assert shown(ex) == explore.softmax_report(explore.softmax_views(shift=1000.0, dtype_name="float32"))
+    rows = shown(ex).splitlines()
+    assert rows[4] == "p[0]          nan           0.01406       0.01406"
+    assert rows[-1] == "logsumexp     inf           1002.96       1002.96"
+    ex.controls["shift"].value = 0
+    ex.controls["dtype"].value = "float16"
+    ex.controls["scale"].value = 5.0
+    assert shown(ex) == explore.softmax_report(explore.softmax_views(scale=5.0, dtype_name="float16"))
+    assert bytes(ex.image.value).startswith(PNG)
+
+
+def test_loss_scale_explorer_counts_what_float16_loses():
+    ex = widgets.loss_scale_explorer()
+    assert set(ex.controls) == {"log2_scale", "dtype"}
+    g = explore.sample_gradient_magnitudes()
+    assert shown(ex) == explore.loss_scale_report(explore.loss_scale_view(g, 0))
+    ex.controls["log2_scale"].value = 16
+    assert shown(ex).splitlines()[:2] == ["loss scale: 2^16 = 65536", "lost to zero: 0.19% (39 of 20000)"]
+    ex.controls["dtype"].value = "bfloat16"
+    assert shown(ex) == explore.loss_scale_report(explore.loss_scale_view(g, 16, "bfloat16"))
+    assert bytes(ex.image.value).startswith(PNG)
+
+
+def test_loss_scale_explorer_takes_other_magnitudes():
+    ex = widgets.loss_scale_explorer(grad_magnitudes=[1e-9, 1e-3, 0.0])
+    assert shown(ex).splitlines()[1] == "lost to zero: 50.00% (1 of 2)"
+
+
+@pytest.mark.parametrize("control, build", [("magnitude", widgets.dtype_explorer),
+                                            ("shift", widgets.softmax_explorer),
+                                            ("scale", widgets.softmax_explorer)])
+def test_a_nan_slider_value_raises_value_error_and_keeps_the_view(control, build):
+    ex = build()
+    before, png = shown(ex), bytes(ex.image.value)
+    with pytest.raises(ValueError, match="must be a finite number"):
+        ex.controls[control].value = math.nan
+    assert shown(ex) == before and bytes(ex.image.value) == png
+
+
+def test_an_infinite_slider_value_is_clamped_by_the_slider():
+    ex = widgets.dtype_explorer()
+    ex.controls["magnitude"].value = math.inf  # ipywidgets clamps to the slider's max
+    assert ex.controls["magnitude"].value == widgets.LOG10_RANGE[1]
+    assert shown(ex) == value_text(widgets.LOG10_RANGE[1])
+
+
+BAD_CALLS = [
+    (widgets.dtype_explorer, {"dtype": "float64"}, "unknown dtype name"),
+    (widgets.dtype_explorer, {"dtype": "fp16"}, "unknown dtype name"),
+    (widgets.dtype_explorer, {"log10_magnitude": math.nan}, "finite"),
+    (widgets.dtype_explorer, {"log10_magnitude": math.inf}, "finite"),
+    (widgets.dtype_explorer, {"log10_magnitude": 100}, "must lie in"),
+    (widgets.softmax_explorer, {"dtype": "float64"}, "unknown dtype name"),
+    (widgets.softmax_explorer, {"dtype": "float8_e5m2"}, "must be one of"),
+    (widgets.softmax_explorer, {"shift": math.inf}, "finite"),
+    (widgets.softmax_explorer, {"scale": math.nan}, "finite"),
+    (widgets.softmax_explorer, {"logits": [1.0, math.nan]}, "finite"),
+    (widgets.loss_scale_explorer, {"dtype": "int8"}, "unknown dtype name"),
+    (widgets.loss_scale_explorer, {"log2_scale": math.nan}, "finite"),
+    (widgets.loss_scale_explorer, {"log2_scale": 2.5}, "whole number"),
+    (widgets.loss_scale_explorer, {"grad_magnitudes": [math.inf]}, "finite"),
+]
+
+
+@pytest.mark.parametrize("build, kwargs, message", BAD_CALLS, ids=lambda x: repr(x))
+def test_bad_arguments_raise_value_error(build, kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        build(**kwargs)
+
+
+@pytest.mark.parametrize("build", [widgets.dtype_explorer, widgets.softmax_explorer, widgets.loss_scale_explorer])
+def test_every_explorer_skips_itself_during_grading(build, monkeypatch):
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    result = build()
+    assert type(result) is ipywidgets.Label
+    assert result.value == widgets.SKIP_MESSAGE.format(name=build.__name__)
+
+
+def run_python(code, **env):
+    import os
+
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, "MPLBACKEND": "agg", **env}, check=True).stdout.strip()
+
+
+def test_grading_and_bad_input_never_import_matplotlib():
+    code = """
+import sys
+import fplab
+assert 'matplotlib' not in sys.modules and 'ipywidgets' not in sys.modules
+import fplab.widgets as w
+for call in (lambda: w.dtype_explorer(dtype="float64"), lambda: w.softmax_explorer(shift=float("nan"))):
+    try:
+        call()
+    except ValueError:
+        pass
+print(type(w.dtype_explorer()).__name__, type(w.softmax_explorer()).__name__,
+      type(w.loss_scale_explorer()).__name__, 'matplotlib' in sys.modules)
+"""
+    assert run_python(code, NBGRADER_EXECUTION="validate") == "Label Label Label False"
