@@ -64,13 +64,14 @@ def bwrap_command(scratch, limits, argv):
         raise SandboxError("bubblewrap (bwrap) and prlimit are required: apt-get install bubblewrap")
     cmd = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+    # Order matters: the private /tmp first, so binds of paths under /tmp (a venv there) stay visible.
+    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
     for path in read_only_paths():
         cmd += ["--ro-bind", str(path), str(path)]
     for link in ("/bin", "/sbin", "/lib", "/lib64"):
         if Path(link).is_symlink():  # merged-/usr systems: keep the links, not copies
             cmd += ["--symlink", str(Path(link).readlink()), link]
-    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--bind", str(scratch), str(scratch), "--remount-ro", "/", "--chdir", str(scratch), "--clearenv"]
+    cmd += ["--bind", str(scratch), str(scratch), "--remount-ro", "/", "--chdir", str(scratch), "--clearenv"]
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": str(scratch),
