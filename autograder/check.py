@@ -26,14 +26,16 @@ def build_submission(release_nb, solutions, case):
 def autograde_group(course_copy, assignment_id, submissions, dest):
     """Autograde ``submissions`` ({student: notebook}) in a private copy of the generated course.
 
-    Returns {student: {test grade_id: score}}; a student nbgrader could not grade is absent.
+    Returns ({student: {test grade_id: score}}, nbgrader's log); a student nbgrader could not
+    grade is absent from the scores.
     """
     shutil.copytree(course_copy, dest)
     for student, nb in submissions.items():
         folder = dest / "submitted" / student / assignment_id
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{assignment_id}.ipynb")
-    nbgrader(["autograde", assignment_id, "--force"], cwd=dest)
+    # A student nbgrader could not grade is reported as a mismatch by the caller, not raised here.
+    done = nbgrader(["autograde", assignment_id, "--force"], cwd=dest, check=False)
     scores = {}
     with Gradebook(f"sqlite:///{dest / 'gradebook.db'}") as gradebook:
         for student in submissions:
@@ -42,7 +44,7 @@ def autograde_group(course_copy, assignment_id, submissions, dest):
             except MissingEntry:
                 continue
             scores[student] = {g.name: g.score for g in notebook.grades if g.cell_type == "code"}
-    return scores
+    return scores, done.stdout + done.stderr
 
 
 def check_assignment(course, assignment_id, workers, out):
@@ -69,13 +71,15 @@ def check_assignment(course, assignment_id, workers, out):
                 )
                 for i, group in enumerate(groups)
             ]
-            scores = {}
+            scores, log = {}, ""
             for future in futures:
-                scores.update(future.result())
-    return report(assignment_id, cases, tests, scores, out)
+                group_scores, group_log = future.result()
+                scores.update(group_scores)
+                log += group_log
+    return report(assignment_id, cases, tests, scores, log, out)
 
 
-def report(assignment_id, cases, tests, scores, out):
+def report(assignment_id, cases, tests, scores, log, out):
     """Print one row per case: what it must score, what it scored, and whether they agree."""
     total = sum(tests.values())
     width = max(len(c.name) for c in cases)
@@ -86,7 +90,8 @@ def report(assignment_id, cases, tests, scores, out):
         expected = case.expected(tests)
         got = scores.get(student_id(case))
         if got is None:
-            verdict, detail = "MISMATCH", "not graded: nbgrader could not autograde it"
+            verdict, detail = "MISMATCH", "not graded by nbgrader: " + " | ".join(
+                line.strip() for line in log.splitlines() if student_id(case) in line)[-300:]
         else:
             wrong = {t: (got.get(t), expected[t]) for t in tests if got.get(t) != expected[t]}
             verdict = "ok" if not wrong else "MISMATCH"

@@ -32,6 +32,8 @@ def parser():
     b.add_argument("--repeats", type=int, default=3, help="executions per notebook (default: 3)")
     b.add_argument("--grading", action="store_true",
                    help="benchmark batch grading instead (first ID only; default 01_nonassociativity)")
+    b.add_argument("--widgets", action="store_true",
+                   help="time the fplab.widgets explorers instead: ms per slider move")
     b.add_argument("--class-size", type=int, default=24, help="submissions in the synthetic class")
     b.add_argument("--workers", type=int, default=None, help="workers for the parallel run (default: cores)")
     return p
@@ -58,6 +60,11 @@ def main(argv=None):
             mismatches = sum(check_assignment(course, i, workers, sys.stdout) for i in ids)
             print(f"\n{'all as expected' if not mismatches else f'{mismatches} MISMATCHES'}")
             return 1 if mismatches else 0
+        if args.command == "bench" and args.widgets:
+            from autograder.bench_widgets import bench_widgets
+
+            bench_widgets(sys.stdout)
+            return 0
         if args.command == "bench" and args.grading:
             from autograder.bench_grading import bench_grading
             from autograder.check import default_workers

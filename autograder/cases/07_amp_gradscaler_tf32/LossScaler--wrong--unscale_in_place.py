@@ -1,0 +1,37 @@
+# Wrong: unscale() divides the caller's gradients in place and hands the same tensors back.
+class LossScaler:
+    def __init__(self, init_scale=2.0**16, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000):
+        self._scale = float(init_scale)
+        self.growth_factor = growth_factor
+        self.backoff_factor = backoff_factor
+        self.growth_interval = growth_interval
+        self.good = 0
+
+    def get_scale(self):
+        return self._scale
+
+    def scale(self, loss):
+        return loss * self._scale
+
+    def unscale(self, grads):
+        grads = list(grads)
+        for g in grads:
+            g.div_(self._scale)
+        return grads
+
+    def step(self, apply_fn, grads):
+        grads = list(grads)
+        if all(torch.isfinite(g).all() for g in grads):
+            apply_fn(self.unscale(grads))
+            return True
+        return False
+
+    def update(self, found_inf):
+        if found_inf:
+            self._scale *= self.backoff_factor
+            self.good = 0
+        else:
+            self.good += 1
+            if self.good == self.growth_interval:
+                self._scale *= self.growth_factor
+                self.good = 0

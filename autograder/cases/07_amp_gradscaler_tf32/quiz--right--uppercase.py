@@ -1,0 +1,6 @@
+# Right: upper-case letters with stray spaces.
+q1 = "C"
+q2 = " A"
+q3 = "B "
+q4 = "D"
+q5 = "b"

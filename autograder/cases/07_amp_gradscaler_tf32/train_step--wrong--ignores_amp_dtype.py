@@ -1,0 +1,12 @@
+# Wrong: always autocasts to bfloat16, whatever amp_dtype says.
+def train_step(model, optimizer, scaler, inputs, targets, max_norm, device_type="cpu", amp_dtype=torch.bfloat16):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device_type, dtype=torch.bfloat16):
+        out = model(inputs)
+        loss = F.mse_loss(out, targets) if targets.is_floating_point() else F.cross_entropy(out, targets)
+    scaler.scale(loss).backward()
+    scaler.unscale_(optimizer)
+    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    scaler.step(optimizer)
+    scaler.update()
+    return loss.item(), norm.item()

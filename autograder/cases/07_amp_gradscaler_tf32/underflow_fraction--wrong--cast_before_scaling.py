@@ -1,0 +1,11 @@
+# Wrong: casts to the low-precision dtype first and scales afterwards, so the small values
+# are already gone when the scale is applied.
+def underflow_fraction(grads, scale, dtype=torch.float16):
+    if isinstance(grads, torch.Tensor):
+        grads = [grads]
+    flat = torch.cat([g.reshape(-1).float() for g in grads])
+    nonzero = flat != 0
+    if not nonzero.any():
+        return 0.0
+    lost = nonzero & (flat.to(dtype) * scale == 0)
+    return lost.sum().item() / nonzero.sum().item()
