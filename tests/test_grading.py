@@ -1,5 +1,6 @@
 """Sandboxed batch grading, attacked by hostile submissions (each test names its attack)."""
 import csv
+import json
 import re
 import os
 import shutil
@@ -155,10 +156,13 @@ def test_attack_reading_source_gradebook_and_other_submissions(world):
 
 
 def test_attack_writing_results_submissions_and_course(world):
-    page = printed(world, "writer")
-    assert page.count("blocked") == 6 and "LEAKED" not in page
+    # Inside the sandbox a write may land in its private /tmp and vanish with it; what matters
+    # is the host: nothing planted, results and submissions intact.
     assert not (world["course"] / "source" / "planted.txt").exists() and not (ROOT / "planted.txt").exists()
-    assert world["rows"]["honest"]["score"] == "5"
+    honest = json.loads((world["out"] / ".results" / "honest.json").read_text())
+    assert honest["status"] == "graded" and sum(honest["scores"].values()) == 5
+    assert world["rows"]["honest"]["score"] == "5" and world["rows"]["writer"]["score"] == "5"
+    assert "LEAKED " + str(world["out"]) not in printed(world, "writer")
 
 
 def test_attack_network_to_host_loopback(world):
