@@ -107,6 +107,7 @@ def write_summary(results, assignment, out):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     tests = list(assignment.tests)
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2, 1]})
@@ -118,6 +119,7 @@ def write_summary(results, assignment, out):
     left.set_title("per test cell")
     right.hist([r.score for r in results], bins=min(20, int(assignment.max_score) + 1),
                range=(0, assignment.max_score), color="#0969da")
+    right.yaxis.set_major_locator(MaxNLocator(integer=True))
     right.set_xlabel(f"score (max {assignment.max_score:g})")
     right.set_ylabel("students")
     right.set_title("total")
