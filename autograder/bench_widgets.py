@@ -36,15 +36,14 @@ def bench_widgets(out, moves=50):
 
     import_s = time.perf_counter() - start
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    print(f"import fplab.widgets (ipywidgets): {import_s:.2f} s; load average {load}; "
-          f"{os.cpu_count()} cores", file=out)
+    print(f"import fplab.widgets (with torch and ipywidgets): {import_s:.2f} s; load average {load}; "
+          f"{os.cpu_count()} cores; the first build also imports matplotlib", file=out)
+    low, high = widgets.LOG2_SCALE_RANGE  # every whole power of two on the slider
     plans = [
         (widgets.dtype_explorer, [("magnitude", _sweep(*widgets.LOG10_RANGE, moves, 2))]),
         (widgets.softmax_explorer, [("shift", _sweep(*widgets.SHIFT_RANGE, moves, 0)),
                                     ("scale", _sweep(*widgets.SCALE_RANGE, moves, 1))]),
-        (widgets.loss_scale_explorer, [("log2_scale", [int(v) for v in _sweep(*widgets.LOG2_SCALE_RANGE,
-                                                                              widgets.LOG2_SCALE_RANGE[1]
-                                                                              - widgets.LOG2_SCALE_RANGE[0] + 1, 0)])]),
+        (widgets.loss_scale_explorer, [("log2_scale", [int(v) for v in _sweep(low, high, high - low + 1, 0)])]),
     ]
     print(f"{'explorer':<22} {'control':<12} {'moves':>5} {'median ms':>10} {'max ms':>8}", file=out)
     worst = 0.0

@@ -191,3 +191,19 @@ print(type(w.dtype_explorer()).__name__, type(w.softmax_explorer()).__name__,
       type(w.loss_scale_explorer()).__name__, 'matplotlib' in sys.modules)
 """
     assert run_python(code, NBGRADER_EXECUTION="validate") == "Label Label Label False"
+
+
+def test_bench_widgets_prints_a_row_per_control():
+    import io
+
+    from autograder.bench_widgets import bench_widgets
+    from autograder.cli import parser
+
+    assert parser().parse_args(["bench", "--widgets"]).widgets
+    out = io.StringIO()
+    slowest = bench_widgets(out, moves=3)
+    rows = out.getvalue().splitlines()
+    assert rows[1].split() == ["explorer", "control", "moves", "median", "ms", "max", "ms"]
+    controls = [row.split()[0] for row in rows[2:-1] if not row.split()[0].endswith("_explorer")]
+    assert controls == ["magnitude", "dtype", "shift", "scale", "dtype", "log2_scale", "dtype"]
+    assert slowest > 0 and rows[-1].startswith("slowest median slider move:")
