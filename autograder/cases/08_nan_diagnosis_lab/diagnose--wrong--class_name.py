@@ -1,4 +1,4 @@
-# Wrong: names the module by its class ("Exp") instead of its qualified name in
+# Wrong: names the module by its class ("Exponential") instead of its qualified name in
 # named_modules() ("block.1").
 def diagnose(path):
     from torch.overrides import TorchFunctionMode
