@@ -139,13 +139,17 @@ def _image(figure):
     return widgets.Image(format="png", layout=widgets.Layout(width=f"{width}px"))
 
 
-def _timed(explorer, update):
+def _connect(explorer, controls, update):
+    """Run ``update`` (timed into ``explorer.last_update_s``) now and on every control change."""
     def handler(_change=None):
         start = time.perf_counter()
         update()
         explorer.last_update_s = time.perf_counter() - start
 
-    return handler
+    for control in controls.values():
+        control.observe(handler, names="value")
+    handler()
+    return explorer
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,11 +271,7 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
             png = canvas.blit()
         explorer.show(description, text, png)
 
-    handler = _timed(explorer, update)
-    for control in controls.values():
-        control.observe(handler, names="value")
-    handler()
-    return explorer
+    return _connect(explorer, controls, update)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -347,11 +347,7 @@ def softmax_explorer(dtype="float32", shift=0.0, scale=1.0, logits=explore.DEFAU
             references[side].set_ydata(view.reference_softmax)
         explorer.show(view, text, canvas.blit())
 
-    handler = _timed(explorer, update)
-    for control in controls.values():
-        control.observe(handler, names="value")
-    handler()
-    return explorer
+    return _connect(explorer, controls, update)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -432,8 +428,4 @@ def loss_scale_explorer(log2_scale=0, dtype="float16", grad_magnitudes=None):
             png = canvas.blit()
         explorer.show(view, text, png)
 
-    handler = _timed(explorer, update)
-    for control in controls.values():
-        control.observe(handler, names="value")
-    handler()
-    return explorer
+    return _connect(explorer, controls, update)
