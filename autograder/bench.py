@@ -7,11 +7,13 @@ import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
+from autograder.sandbox import QuietKernelManager
+
 
 def execute_seconds(nb, cwd):
     """Wall time to start a kernel, run every cell of ``nb`` and shut the kernel down."""
     client = NotebookClient(
-        nbformat.from_dict(nb), timeout=600, kernel_name="python3",
+        nbformat.from_dict(nb), timeout=600, kernel_name="python3", kernel_manager_class=QuietKernelManager,
         resources={"metadata": {"path": str(cwd)}},
     )
     start = time.perf_counter()

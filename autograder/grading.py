@@ -7,14 +7,13 @@ from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from jupyter_client.manager import AsyncKernelManager
 from nbgrader import utils
 from nbgrader.preprocessors import (
     CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, LimitOutput, OverwriteCells,
     OverwriteKernelspec,
 )
 
-from autograder.sandbox import kernel_manager_class
+from autograder.sandbox import QuietKernelManager, kernel_manager_class
 
 STATUSES = ("graded", "unreadable", "timeout", "kernel_died", "resource_limit", "missing")
 MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
@@ -105,7 +104,7 @@ def execute(nb, scratch, limits, sandboxed=True):
     executor = RecordingExecute(
         timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
         raise_on_iopub_timeout=False,
-        kernel_manager_class=kernel_manager_class(scratch, limits) if sandboxed else AsyncKernelManager,
+        kernel_manager_class=kernel_manager_class(scratch, limits) if sandboxed else QuietKernelManager,
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
     )
     expired = threading.Event()

@@ -88,7 +88,15 @@ def bwrap_command(scratch, limits, argv):
     return cmd + ["--", prlimit, f"--data={memory}", "--core=0", "--", *argv]
 
 
-class SandboxedKernelManager(AsyncKernelManager):
+class QuietKernelManager(AsyncKernelManager):
+    """A kernel manager that keeps the kernel's own console chatter off the grader's terminal."""
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
+        return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+
+class SandboxedKernelManager(QuietKernelManager):
     """A kernel manager whose kernel runs in the sandbox, reached over Unix sockets in ``scratch``."""
 
     scratch: Path = None
@@ -98,11 +106,6 @@ class SandboxedKernelManager(AsyncKernelManager):
         super().__init__(transport="ipc", **kwargs)
         self.ip = str(self.scratch / "kernel")
         self.connection_file = str(self.scratch / "kernel.json")
-
-    async def _async_launch_kernel(self, kernel_cmd, **kw):
-        # The kernel's own console chatter belongs to the sandbox, not the grader's terminal.
-        kw["stdout"] = kw["stderr"] = subprocess.DEVNULL
-        return await super()._async_launch_kernel(kernel_cmd, **kw)
 
     def format_kernel_cmd(self, extra_arguments=None):
         argv = super().format_kernel_cmd(extra_arguments)
