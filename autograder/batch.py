@@ -171,7 +171,10 @@ def grade_batch(course, submitted, assignment_id, out, workers, limits):
         for student, path in students.items():
             digest = sha256(path)
             earlier = finished(out, student, digest, assignment_id)
-            (results.append(earlier) if earlier else todo.append((student, path, digest)))
+            if earlier:
+                results.append(earlier)
+            else:
+                todo.append((student, path, digest))
         progress = Progress(len(students))
         for r in results:
             progress.advance(f"{r.student}: already graded")

@@ -15,7 +15,6 @@ from nbgrader.preprocessors import (
 
 from autograder.sandbox import QuietKernelManager, kernel_manager_class
 
-STATUSES = ("graded", "unreadable", "timeout", "kernel_died", "resource_limit", "missing")
 MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
 
 
@@ -133,11 +132,14 @@ def execute(nb, scratch, limits, sandboxed=True):
 
 
 def last_error_line(cell):
+    """The line a learner needs: the error's last line, or the fact the cell wrote to stderr."""
     for output in cell.outputs:
         if output.output_type == "error":
-            return f"{output.ename}: {output.evalue}".strip().splitlines()[-1][:300] if output.evalue else output.ename
+            text = f"{output.ename}: {output.evalue}".strip() if output.evalue else output.ename
+            return text.splitlines()[-1][:300]
         if output.output_type == "stream" and output.name == "stderr":
-            return ("wrote to stderr: " + output.text.strip().splitlines()[-1])[:300] if output.text.strip() else "wrote to stderr"
+            lines = output.text.strip().splitlines()
+            return ("wrote to stderr: " + lines[-1])[:300] if lines else "wrote to stderr"
     return ""
 
 
