@@ -35,7 +35,10 @@ def autograde_group(course_copy, assignment_id, submissions, dest):
         folder.mkdir(parents=True)
         nbformat.write(nb, folder / f"{assignment_id}.ipynb")
     # A student nbgrader could not grade is reported as a mismatch by the caller, not raised here.
-    done = nbgrader(["autograde", assignment_id, "--force"], cwd=dest, check=False)
+    # Kernels talk over Unix sockets in this copy: parallel copies racing for the same free TCP
+    # port would kill a kernel at start and zero a whole submission.
+    done = nbgrader(["autograde", assignment_id, "--force", "--KernelManager.transport=ipc",
+                     f"--KernelManager.ip={dest / 'kernel'}"], cwd=dest, check=False)
     scores = {}
     with Gradebook(f"sqlite:///{dest / 'gradebook.db'}") as gradebook:
         for student in submissions:
