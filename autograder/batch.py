@@ -7,15 +7,23 @@ import os
 import re
 import sys
 import tempfile
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
-import nbformat
+from dataclasses import asdict
 
+import nbformat
+import torch
+from tqdm import tqdm
+from nbgrader import __version__ as nbgrader_version
+
+import fplab
 from autograder import feedback
-from autograder.course import CourseError, answer_cells, graded_tests
-from autograder.grading import Assignment, Result, grade
+from autograder.cases import Case, build_submission
+from autograder.course import CourseError, answer_cells, graded_tests, read_notebook
+from autograder.disclosure import SecretFilter, assertion_templates
+from autograder.grading import Assignment, Result, grade, reference_observations
+from autograder.judge import Observation
 from autograder.release import generate
 from autograder.sandbox import SandboxError, check_layout
 
@@ -40,17 +48,55 @@ def write_atomic(path, data):
         raise
 
 
-def prepare_assignment(course, assignment_id, workdir):
-    """Generate the assignment in ``workdir`` and collect what grading needs from it."""
+def secret_filter(source_nb, release_nb, header_nb) -> SecretFilter:
+    """Recognises the source's hidden tests and solutions, minus what the release shows anyway."""
+    secrets = [m[2] for cell in source_nb.cells for m in SECRET.finditer(cell.source)]
+    public = [cell.source for nb in (release_nb, header_nb) for cell in nb.cells]
+    return SecretFilter(secrets, public)
+
+
+def fingerprint(course, assignment_id, limits) -> str:
+    """A hash of everything a grade depends on besides the submission: the source notebook and
+    header, the course config, the learner-side package, the limits and the versions."""
+    digest = hashlib.sha256()
+    files = [course.source_path(assignment_id), course.source / "header.ipynb", course.root / "nbgrader_config.py",
+             *sorted(Path(fplab.__file__).parent.glob("*.py"))]
+    for path in files:
+        digest.update(path.read_bytes())
+    digest.update(repr((limits, torch.__version__, nbgrader_version, sys.version)).encode())
+    return digest.hexdigest()
+
+
+def prepare_assignment(course, assignment_id, workdir, limits, scratch_root, cache=None) -> Assignment:
+    """Generate the assignment in ``workdir``, collect what grading needs from it, and run the
+    reference (the solutions, in the sandbox); with ``cache`` (a folder) the reference run is
+    reused while the fingerprint is unchanged."""
     copy = generate(course, [assignment_id], workdir)
     release_nb = nbformat.read(copy / "release" / assignment_id / f"{assignment_id}.ipynb", as_version=4)
     locked = {c.metadata["nbgrader"]["grade_id"]: c for c in release_nb.cells
               if c.metadata.get("nbgrader", {}).get("locked")}
     source_nb = course.source_notebook(assignment_id)
-    secrets = sorted({line.strip() for cell in source_nb.cells for m in SECRET.finditer(cell.source)
-                      for line in m[2].splitlines() if len(line.strip()) >= 12}, key=len, reverse=True)
-    return Assignment(assignment_id, f"sqlite:///{copy / 'gradebook.db'}", locked,
-                      graded_tests(source_nb), secrets)
+    tests = graded_tests(source_nb)
+    if not tests:
+        raise CourseError(f"{assignment_id}: the source notebook has no graded test cells")
+    templates = {grade_id: assertion_templates(cell.source) for grade_id, cell in locked.items() if grade_id in tests}
+    assignment = Assignment(assignment_id, f"sqlite:///{copy / 'gradebook.db'}", locked, tests,
+                            secret_filter(source_nb, release_nb, read_notebook(course.source / "header.ipynb")),
+                            templates)
+    stored = Path(cache) / f"reference-{fingerprint(course, assignment_id, limits)}.json" if cache else None
+    if stored and stored.is_file():
+        assignment.reference = {k: [Observation(**o) for o in v] for k, v in json.loads(stored.read_text()).items()}
+        return assignment
+    solved = build_submission(release_nb, answer_cells(source_nb), Case("solution"))
+    assignment.reference = reference_observations(assignment, solved, limits, scratch_root)
+    if stored:
+        write_atomic(stored, json.dumps({k: [asdict(o) for o in v] for k, v in assignment.reference.items()}))
+    return assignment
+
+
+def released_notebook(course, assignment_id):
+    """The student notebook of ``assignment_id`` as committed in release/."""
+    return read_notebook(course.release / assignment_id / f"{assignment_id}.ipynb")
 
 
 def find_submissions(submitted, assignment_id):
@@ -131,24 +177,7 @@ def write_summary(results, assignment, out):
     write_atomic(Path(out) / "summary.png", buffer.getvalue())
 
 
-class Progress:
-    """A one-line progress bar on stderr: done/total, elapsed, ETA."""
-
-    def __init__(self, total, stream=sys.stderr):
-        self.total, self.done, self.stream, self.start = total, 0, stream, time.monotonic()
-
-    def advance(self, label=""):
-        self.done += 1
-        elapsed = time.monotonic() - self.start
-        eta = elapsed / self.done * (self.total - self.done)
-        filled = int(30 * self.done / max(self.total, 1))
-        line = (f"[{'#' * filled}{'.' * (30 - filled)}] {self.done}/{self.total} students"
-                f"  elapsed {elapsed:5.0f} s  ETA {eta:5.0f} s  {label}")
-        end = "\r" if self.stream.isatty() and self.done < self.total else "\n"
-        print(line[:100].ljust(100) if end == "\r" else line, end=end, file=self.stream, flush=True)
-
-
-def grade_batch(course, submitted, assignment_id, out, workers, limits):
+def grade_batch(course, submitted, assignment_id, out, workers, limits, progress=True):
     """Grade every student in ``submitted``; returns the list of results (old and new)."""
     submitted, out = Path(submitted).resolve(), Path(out).resolve()
     if not submitted.is_dir():
@@ -166,7 +195,7 @@ def grade_batch(course, submitted, assignment_id, out, workers, limits):
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, \
             tempfile.TemporaryDirectory(prefix="finite-sandbox-") as scratch_root:
-        assignment = prepare_assignment(course, assignment_id, workdir)
+        assignment = prepare_assignment(course, assignment_id, workdir, limits, scratch_root, cache=out / ".reference")
         results, todo = [], []
         for student, path in students.items():
             digest = sha256(path)
@@ -175,9 +204,10 @@ def grade_batch(course, submitted, assignment_id, out, workers, limits):
                 results.append(earlier)
             else:
                 todo.append((student, path, digest))
-        progress = Progress(len(students))
-        for r in results:
-            progress.advance(f"{r.student}: already graded")
+        if results and progress:
+            print(f"{len(results)} already graded (submission and assignment unchanged): kept", file=sys.stderr)
+        bar = tqdm(total=len(students), initial=len(results), unit="student", disable=not progress,
+                   desc=f"grading {assignment_id}", file=sys.stderr)
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures = {pool.submit(grade_one, s, p, d, assignment, limits, out, scratch_root): s for s, p, d in todo}
             try:
@@ -187,11 +217,14 @@ def grade_batch(course, submitted, assignment_id, out, workers, limits):
                     except Exception as error:
                         raise CourseError(f"grading {futures[future]} failed: {error}") from error
                     results.append(result)
-                    progress.advance(f"{result.student}: {result.status}")
+                    bar.set_postfix_str(f"{result.student}: {result.status}")
+                    bar.update()
             except BaseException:
                 for f in futures:
                     f.cancel()
                 raise
+            finally:
+                bar.close()
         write_table(results, assignment, out)
         write_summary(results, assignment, out)
     return results

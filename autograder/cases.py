@@ -7,7 +7,9 @@ answer cell ``<grade_id>`` while every other answer cell holds the source soluti
 import re
 from dataclasses import dataclass, field
 
-from autograder.course import CourseError
+import nbformat
+
+from autograder.course import CourseError, answer_cells
 
 CASE_NAME = re.compile(r"^(?P<grade_id>[A-Za-z_][A-Za-z0-9_]*)--(?P<verdict>wrong|right)--(?P<slug>[a-z0-9_]+)\.py$")
 
@@ -53,3 +55,13 @@ def load_cases(course, assignment_id, answer_ids):
 def student_id(case):
     """An nbgrader-safe student id for a case."""
     return re.sub(r"[^A-Za-z0-9_]", "_", case.name)
+
+
+def build_submission(release_nb, solutions, case):
+    """The release notebook with answer cells filled: case answers first, source solutions next."""
+    nb = nbformat.from_dict(release_nb)
+    if case.blank:
+        return nb
+    for grade_id, cell in answer_cells(nb).items():
+        cell.source = case.answers.get(grade_id, solutions[grade_id].source)
+    return nb

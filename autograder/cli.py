@@ -54,7 +54,8 @@ def main(argv=None):
                   + (f" ({', '.join(changed)})" if changed else ""))
             return 0
         if args.command == "check":
-            from autograder.check import check_assignment, default_workers
+            from autograder.check import check_assignment
+            from autograder.statuses import default_workers
 
             workers = args.workers or default_workers()
             mismatches = sum(check_assignment(course, i, workers, sys.stdout) for i in ids)
@@ -67,7 +68,7 @@ def main(argv=None):
             return 0
         if args.command == "bench" and args.grading:
             from autograder.bench_grading import bench_grading
-            from autograder.check import default_workers
+            from autograder.statuses import default_workers
 
             bench_grading(course, (args.ids or ["01_nonassociativity"])[0], args.class_size,
                           args.workers or default_workers(), sys.stdout)
@@ -88,7 +89,7 @@ def main(argv=None):
 
 def grade_command(course, args):
     from autograder.batch import grade_batch
-    from autograder.check import default_workers
+    from autograder.statuses import default_workers
     from autograder.sandbox import Limits
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb)

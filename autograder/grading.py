@@ -1,5 +1,6 @@
 """Grade one submission: restore locked cells, execute in the sandbox, score outside it."""
 import json
+import re
 import tempfile
 import threading
 from dataclasses import asdict, dataclass, field
@@ -13,7 +14,15 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
+from autograder.course import CourseError
+from autograder.disclosure import SecretFilter
+from autograder.judge import MalformedObservation, judge_cell, observations
 from autograder.sandbox import QuietKernelManager, kernel_manager_class
+from autograder.statuses import Status
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 
 MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
 
@@ -29,13 +38,15 @@ class Result:
     max_score: float
     submission_sha256: str = ""
     notes: list = field(default_factory=list)  # tampering and limits, shown in feedback
-    errors: dict = field(default_factory=dict)  # test grade_id -> last line of its error
+    errors: dict = field(default_factory=dict)  # test grade_id -> why it lost points (safe to show)
+    caught_by_visible: list = field(default_factory=list)  # tests failed in their visible part (for check)
+    judged: dict = field(default_factory=dict)  # test grade_id -> share the observations alone earn (for check)
 
     @property
-    def score(self):
+    def score(self) -> float:
         return sum(self.scores.values())
 
-    def to_json(self):
+    def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)
 
 
@@ -47,10 +58,12 @@ class Assignment:
     db_url: str  # nbgrader gradebook made by generate_assignment (holds hidden tests)
     release: dict  # {grade_id: release cell} for locked cells, to detect tampering
     tests: dict  # {test grade_id: points}
-    secrets: list  # substantial lines of hidden tests and solutions, scrubbed from feedback
+    secrets: SecretFilter  # recognises hidden tests and solutions in text shown as feedback
+    templates: dict = field(default_factory=dict)  # {test grade_id: regexes of visible assert messages}
+    reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
 
     @property
-    def max_score(self):
+    def max_score(self) -> float:
         return float(sum(self.tests.values()))
 
 
@@ -131,21 +144,59 @@ def execute(nb, scratch, limits, sandboxed=True):
     return executor.ran, outcome
 
 
-def last_error_line(cell):
-    """The line a learner needs: the error's last line, or the fact the cell wrote to stderr."""
+def kernel_passed(cell) -> bool:
+    """nbgrader's own verdict on a test cell, as read from the kernel: no error and no stderr.
+
+    It can only lower a score: the kernel runs the student's code, so it may lie about success.
+    """
+    points, max_points = utils.determine_grade(cell)
+    return float(points or 0.0) >= float(max_points)
+
+
+def error_line(cell, templates, secrets) -> str:
+    """What a learner may read about a failed test cell's error: its class name, and its message
+    when that is one of the cell's visible assertion messages (any other text raised while a
+    test runs is under the learner code's control and may carry hidden tests)."""
     for output in cell.outputs:
         if output.output_type == "error":
-            text = f"{output.ename}: {output.evalue}".strip() if output.evalue else output.ename
-            return text.splitlines()[-1][:300]
+            name = output.ename if IDENTIFIER.fullmatch(output.ename or "") else "an error"
+            message = (output.evalue or "").strip()
+            if message and any(t.fullmatch(message) for t in templates) and not secrets.leaks(message):
+                return f"{name}: {message[:300]}"
+            return name
         if output.output_type == "stream" and output.name == "stderr":
-            lines = output.text.strip().splitlines()
-            return ("wrote to stderr: " + lines[-1])[:300] if lines else "wrote to stderr"
+            return "wrote to stderr (a warning or a print to sys.stderr fails a test cell)"
     return ""
 
 
+def score_cell(cell, reference, templates, secrets):
+    """(fraction of the cell's points earned, fraction the observations alone earn, why it lost
+    points or "")."""
+    try:
+        verdict = judge_cell(reference, observations(cell))
+    except MalformedObservation as error:
+        return 0.0, 0.0, f"malformed observation data: {error}"
+    problems = [secrets.clean(p, 300) for p in verdict.problems[:5]]
+    if not kernel_passed(cell):
+        return 0.0, verdict.fraction, "; ".join([error_line(cell, templates, secrets) or "failed", *problems])
+    return verdict.fraction, verdict.fraction, "; ".join(problems)
+
+
+def failed_in_visible_part(cell, visible_lines) -> bool:
+    """True when the kernel reports the cell's error at one of its first ``visible_lines`` lines
+    (self-check statistics only: the kernel's report is not trusted for scores)."""
+    for output in cell.outputs:
+        if output.output_type == "error":
+            match = CELL_LINE.search(ANSI.sub("", "\n".join(output.traceback)))
+            return bool(match) and int(match[1]) <= visible_lines
+    return False
+
+
 def score(nb, ran, assignment):
-    """{test grade_id: points} by nbgrader's rules; a test cell that never ran scores 0."""
-    scores, errors = {name: 0.0 for name in assignment.tests}, {}
+    """({test grade_id: points}, {test grade_id: why}, [tests failed in their visible part],
+    {test grade_id: share earned by observations alone}), judged outside the kernel; a test cell
+    that never ran scores 0."""
+    scores, errors, visible, judged = {name: 0.0 for name in assignment.tests}, {}, [], {}
     for index, cell in enumerate(nb.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
         if grade_id not in assignment.tests:
@@ -153,20 +204,70 @@ def score(nb, ran, assignment):
         if index not in ran:
             errors[grade_id] = "did not run (the kernel stopped before this cell)"
             continue
-        points, max_points = utils.determine_grade(cell)
-        scores[grade_id] = min(max(float(points or 0.0), 0.0), float(max_points))
-        if scores[grade_id] < max_points:
-            errors[grade_id] = last_error_line(cell) or "no points"
-    return scores, errors
+        fraction, judged[grade_id], why = score_cell(cell, assignment.reference.get(grade_id, []),
+                                   assignment.templates.get(grade_id, []), assignment.secrets)
+        scores[grade_id] = round(fraction * float(assignment.tests[grade_id]), 6)
+        if fraction < 1.0:
+            errors[grade_id] = why or "no points"
+        if failed_in_visible_part(cell, len(assignment.release[grade_id].source.splitlines())):
+            visible.append(grade_id)
+    return scores, errors, visible, judged
 
 
-def errors_named(nb, markers):
-    """True when any cell's error output mentions one of ``markers``."""
-    return any(
-        any(marker in output.get("ename", "") + output.get("evalue", "") for marker in markers)
-        for cell in nb.cells if cell.cell_type == "code" for output in cell.outputs
-        if output.output_type == "error"
-    )
+def cells_with_error(nb, markers) -> list:
+    """Labels (grade id, else "cell N") of the code cells whose error mentions one of ``markers``."""
+    return [
+        cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
+        for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+        if any(marker in output.get("ename", "") + output.get("evalue", "")
+               for output in cell.outputs if output.output_type == "error" for marker in markers)
+    ]
+
+
+def outcome_notes(nb, outcome, limits):
+    """(status, notes) for how the run ended, naming the cell that hit a limit."""
+    interrupted = cells_with_error(nb, ("CellTimeoutError",))
+    if outcome == "ok" and interrupted:
+        return Status.TIMEOUT.value, [f"{label} ran over {limits.cell_timeout} s and was interrupted; "
+                                      "the cells after it still ran" for label in interrupted]
+    out_of_memory = cells_with_error(nb, MEMORY_ERRORS)
+    if outcome in ("ok", "kernel_died") and out_of_memory:
+        return Status.RESOURCE_LIMIT.value, [f"{out_of_memory[0]} ran out of memory (limit {limits.memory_mb} MB)"]
+    if outcome == "timeout":
+        return Status.TIMEOUT.value, [f"the notebook ran over {limits.notebook_timeout} s in total (or a cell "
+                                      "could not be interrupted) and was stopped; test cells that had not run score 0"]
+    if outcome == "kernel_died":
+        return Status.KERNEL_DIED.value, ["the kernel died; test cells after that point score 0"]
+    return Status.GRADED.value, []
+
+
+def reference_observations(assignment, solved, limits, scratch_root) -> dict:
+    """{test grade_id: [Observation]} from running the solved notebook in the same sandbox.
+
+    Raises CourseError naming the cell when a test fails on the solutions or observes nothing.
+    """
+    nb = sanitise(nbformat.from_dict(solved), assignment)
+    with tempfile.TemporaryDirectory(prefix="fg-reference-", dir=scratch_root) as scratch:
+        ran, outcome = execute(nb, Path(scratch), limits)
+    found = {}
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id not in assignment.tests:
+            continue
+        where = f"{assignment.assignment_id}: {grade_id} on the solutions (the reference run)"
+        if index not in ran:
+            raise CourseError(f"{where} did not run ({outcome})")
+        if not kernel_passed(cell):
+            error = next((f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"),
+                         "it wrote to stderr")
+            raise CourseError(f"{where} failed: {error.strip().splitlines()[-1][:300]}")
+        try:
+            found[grade_id] = observations(cell)
+        except MalformedObservation as error:
+            raise CourseError(f"{where}: {error}") from None
+        if not found[grade_id]:
+            raise CourseError(f"{where} observes nothing: hidden tests must call fplab.observe")
+    return found
 
 
 def grade(student, path, assignment, limits, scratch_root, digest=""):
@@ -175,7 +276,7 @@ def grade(student, path, assignment, limits, scratch_root, digest=""):
     base = dict(student=student, assignment=assignment.assignment_id, max_score=assignment.max_score,
                 submission_sha256=digest)
     if path is None or not Path(path).is_file():
-        return Result(status="missing", scores=zero, notes=["no notebook was submitted"], **base), None
+        return Result(status=Status.MISSING.value, scores=zero, notes=["no notebook was submitted"], **base), None
     try:
         nb = nbformat.reads(Path(path).read_text(encoding="utf-8"), as_version=4)
         nbformat.validate(nb)
@@ -183,18 +284,10 @@ def grade(student, path, assignment, limits, scratch_root, digest=""):
         nb = sanitise(nb, assignment)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        return Result(status="unreadable", scores=zero, notes=[f"not a readable notebook: {why}"], **base), None
+        return Result(status=Status.UNREADABLE.value, scores=zero, notes=[f"not a readable notebook: {why}"], **base), None
     with tempfile.TemporaryDirectory(prefix="fg-", dir=scratch_root) as scratch:
         ran, outcome = execute(nb, Path(scratch), limits)
-    scores, errors = score(nb, ran, assignment)
-    status = {"ok": "graded"}.get(outcome, outcome)
-    if status == "graded" and errors_named(nb, ("CellTimeoutError",)):
-        status = "timeout"
-    if status in ("graded", "kernel_died") and errors_named(nb, MEMORY_ERRORS):
-        status = "resource_limit"
-    notes += {
-        "timeout": [f"stopped: a cell ran over {limits.cell_timeout} s or the notebook over {limits.notebook_timeout} s"],
-        "kernel_died": ["the kernel died; test cells after that point score 0"],
-        "resource_limit": [f"a cell ran out of memory (limit {limits.memory_mb} MB)"],
-    }.get(status, [])
-    return Result(status=status, scores=scores, notes=notes, errors=errors, **base), nb
+    scores, errors, visible, judged = score(nb, ran, assignment)
+    status, more = outcome_notes(nb, outcome, limits)
+    return Result(status=status, scores=scores, notes=notes + more, errors=errors, caught_by_visible=visible,
+                  judged=judged, **base), nb

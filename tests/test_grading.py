@@ -133,7 +133,7 @@ def feedback(world, student):
 
 def printed(world, student):
     """What the student's answer cells printed, as shown in their feedback."""
-    return "".join(re.findall(r"<pre class='out'>(.*?)</pre>", feedback(world, student), re.S))
+    return "".join(re.findall(r"<pre class=\"out\">(.*?)</pre>", feedback(world, student), re.S))
 
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
@@ -219,7 +219,7 @@ def test_attack_silencing_tracebacks_does_not_turn_failures_into_passes(world):
 def test_attack_capturing_and_printing_hidden_tests(world):
     page = feedback(world, "spy")
     assert SECRET_TEST not in page and "hidden check of double" not in page
-    assert "[hidden]" in page
+    assert "[withheld" in page
 
 
 @pytest.mark.parametrize("student, status", [("garbled", "unreadable"), ("hollow", "unreadable"),
@@ -269,7 +269,7 @@ def test_interrupted_batch_resumes_without_regrading(tmp_path):
     assert 1 <= len(kept) < len(students)
     second = run_cli(*command[3:])
     assert second.returncode == 0, second.stderr
-    assert second.stderr.count("already graded") == len(kept)
+    assert f"{len(kept)} already graded" in second.stderr
     assert {p.name: p.stat().st_mtime_ns for p in results.glob("*.json") if p.name in kept} == kept
     rows = list(csv.DictReader((out / "grades.csv").open()))
     assert sorted(r["student"] for r in rows) == students and {r["status"] for r in rows} == {"graded"}

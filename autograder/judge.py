@@ -1,0 +1,209 @@
+"""The judge: compare a student's observations with the reference run's, outside the kernel.
+
+A test cell's observations are the display-data outputs of MIME type ``fplab.observe.MIME``
+it produced (see ``fplab/observe.py``). Names, order, tolerances and groups come from the
+reference run only; from the student's run the judge takes only the values. Problems are
+described without the expected value, so a verdict never reveals a hidden check's answer.
+"""
+import base64
+import json
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from fplab.observe import MIME
+
+MAX_OBSERVATIONS = 2000  # per cell: more than any test makes; a flood is malformed
+
+
+class MalformedObservation(Exception):
+    """A cell's observation outputs are not what ``fplab.observe`` writes."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    name: str
+    value: dict
+    rtol: float = 0.0
+    atol: float = 0.0
+    group: str | None = None
+
+
+@dataclass
+class Verdict:
+    """How much of a test cell's points the observations earn, and what differed."""
+
+    fraction: float
+    problems: list = field(default_factory=list)
+
+
+def observations(cell) -> list:
+    """The observations a cell's outputs hold, in order; MalformedObservation if any is broken."""
+    found = []
+    for output in cell.get("outputs", []):
+        if output.get("output_type") not in ("display_data", "execute_result"):
+            continue
+        record = output.get("data", {}).get(MIME)
+        if record is None:
+            continue
+        if isinstance(record, str):  # some front ends store JSON MIME data as text
+            try:
+                record = json.loads(record)
+            except ValueError:
+                raise MalformedObservation("an observation is not JSON") from None
+        found.append(_observation(record))
+        if len(found) > MAX_OBSERVATIONS:
+            raise MalformedObservation(f"more than {MAX_OBSERVATIONS} observations")
+    return found
+
+
+def _observation(record) -> Observation:
+    if not isinstance(record, dict) or not isinstance(record.get("name"), str) \
+            or not isinstance(record.get("value"), dict):
+        raise MalformedObservation("an observation lacks a name or a value")
+    rtol, atol, group = record.get("rtol", 0.0), record.get("atol", 0.0), record.get("group")
+    if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in (rtol, atol)):
+        raise MalformedObservation(f"observation {record['name']!r} has a bad tolerance")
+    if group is not None and not isinstance(group, str):
+        raise MalformedObservation(f"observation {record['name']!r} has a bad group")
+    return Observation(record["name"], record["value"], float(rtol), float(atol), group)
+
+
+def judge_cell(reference: list, got: list) -> Verdict:
+    """Score one test cell's observations against the reference's."""
+    if len(got) > len(reference):
+        return Verdict(0.0, [f"{len(got) - len(reference)} more observations than the test makes "
+                             "(made by code outside the test?)"])
+    groups = {ref.group for ref in reference}
+    failed, problems = set(), []
+    for index, ref in enumerate(reference):
+        if index >= len(got):
+            problems.append(f"{ref.name}: not reached (the test stopped before this check)")
+            failed.update(r.group for r in reference[index:])
+            break
+        if got[index].name != ref.name:
+            return Verdict(0.0, [f"{ref.name}: observations out of order (got {got[index].name!r} here)"])
+        why = compare(ref.value, got[index].value, ref.rtol, ref.atol)
+        if why:
+            problems.append(f"{ref.name}: {why}")
+            failed.add(ref.group)
+    return Verdict((len(groups) - len(failed)) / len(groups) if groups else 0.0, problems)
+
+
+def describe(value: dict) -> str:
+    """A short description of an encoded value, as a student would recognise it."""
+    kind = value.get("t")
+    if kind in ("tensor", "ndarray", "npscalar"):
+        return f"{kind} of dtype {value.get('dtype')} and shape {tuple(value.get('shape', ()))}"
+    if kind == "raised":
+        return f"raised {value['v'][0] if value.get('v') else 'an exception'}"
+    if kind == "unserialisable":
+        return f"an object of type {value.get('type')} (not plain data)"
+    if kind in ("int", "bool", "str", "none", "dtype", "float"):
+        shown = _decode_scalar(value)
+        return repr(shown)[:80]
+    if kind in ("list", "tuple", "dict"):
+        return f"a {kind} of {len(value.get('v', []))} items"
+    return "a malformed value"
+
+
+def compare(ref: dict, got: dict, rtol: float, atol: float) -> str | None:
+    """None when ``got`` matches ``ref`` within the tolerance, else why not (never ref's value)."""
+    try:
+        return _compare(ref, got, rtol, atol)
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return f"malformed value ({describe(got)})"
+
+
+def _compare(ref, got, rtol, atol):
+    kind = ref["t"]
+    if kind == "unserialisable":
+        return "the reference value is not plain data"
+    if kind == "raised":
+        expected = ref["v"][0]
+        if got.get("t") == "raised" and expected in got.get("v", []):
+            return None
+        return f"expected it to raise {expected}; it gave {describe(got)}"
+    if got.get("t") != kind:
+        return f"expected a {_kind_name(ref)}, got {describe(got)}"
+    if kind in ("tensor", "ndarray", "npscalar"):
+        return _compare_array(ref, got, rtol, atol)
+    if kind == "float":
+        return _compare_numbers(torch.tensor([float.fromhex(ref["v"])], dtype=torch.float64),
+                                torch.tensor([float.fromhex(got["v"])], dtype=torch.float64), rtol, atol,
+                                lambda: f"your value {float.fromhex(got['v'])!r} is not close enough")
+    if kind in ("list", "tuple"):
+        if len(got["v"]) != len(ref["v"]):
+            return f"expected a {kind} of {len(ref['v'])} items, got {len(got['v'])}"
+        for i, (r, g) in enumerate(zip(ref["v"], got["v"])):
+            why = _compare(r, g, rtol, atol)
+            if why:
+                return f"item {i}: {why}"
+        return None
+    if kind == "dict":
+        ref_items = {json.dumps(k, sort_keys=True): v for k, v in ref["v"]}
+        got_items = {json.dumps(k, sort_keys=True): v for k, v in got["v"]}
+        if set(ref_items) != set(got_items):
+            return "the keys differ: yours are " + ", ".join(
+                sorted(describe(json.loads(k)) for k in got_items))[:200]
+        for key, r in ref_items.items():
+            why = _compare(r, got_items[key], rtol, atol)
+            if why:
+                return f"key {describe(json.loads(key))}: {why}"
+        return None
+    if ref.get("v") != got.get("v"):
+        return f"your value {describe(got)} is not the expected one"
+    return None
+
+
+def _kind_name(value):
+    kind = value["t"]
+    if kind in ("tensor", "ndarray", "npscalar"):
+        return f"{kind} of dtype {value['dtype']} and shape {tuple(value['shape'])}"
+    return {"none": "None"}.get(kind, kind)
+
+
+def _decode_scalar(value):
+    kind, v = value["t"], value.get("v")
+    return {"int": lambda: int(v), "float": lambda: float.fromhex(v), "none": lambda: None}.get(kind, lambda: v)()
+
+
+def decode_array(value: dict) -> torch.Tensor:
+    """The tensor an encoded tensor/ndarray/npscalar holds (NumPy arrays become tensors)."""
+    raw = base64.b64decode(value["bytes"], validate=True)
+    shape = tuple(int(d) for d in value["shape"])
+    if value["t"] == "tensor":
+        dtype = getattr(torch, value["dtype"].removeprefix("torch."))
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError("not a dtype")
+        flat = torch.frombuffer(bytearray(raw), dtype=torch.uint8) if raw else torch.zeros(0, dtype=torch.uint8)
+        return flat.view(dtype).reshape(shape) if raw else torch.zeros(shape, dtype=dtype)
+    array = np.frombuffer(raw, dtype=np.dtype(value["dtype"])).reshape(shape)
+    return torch.from_numpy(array.astype(array.dtype.newbyteorder("=")).copy())
+
+
+def _compare_array(ref, got, rtol, atol):
+    if got["dtype"] != ref["dtype"]:
+        return f"dtype {got['dtype']}, expected {ref['dtype']}"
+    if list(got["shape"]) != list(ref["shape"]):
+        return f"shape {tuple(got['shape'])}, expected {tuple(ref['shape'])}"
+    r, g = decode_array(ref), decode_array(got)
+    if r.dtype == torch.bool or (not r.is_floating_point() and rtol == 0 and atol == 0):
+        return None if torch.equal(r, g) else f"{int((r != g).sum())} of {r.numel()} entries differ"
+    return _compare_numbers(r.to(torch.float64), g.to(torch.float64), rtol, atol,
+                            lambda: f"{int(_bad(r.double(), g.double(), rtol, atol).sum())} of {r.numel()} entries are not close enough")
+
+
+def _bad(r, g, rtol, atol):
+    """Entries of ``g`` that do not match ``r``: NaN where NaN, equal infinities, else close."""
+    both_nan = r.isnan() & g.isnan()
+    close = (g - r).abs() <= atol + rtol * r.abs()
+    same = (r == g) | close | both_nan
+    infinite = r.isinf() | g.isinf()
+    same = torch.where(infinite, r == g, same)
+    return ~same
+
+
+def _compare_numbers(r, g, rtol, atol, message):
+    return message() if bool(_bad(r, g, rtol, atol).any()) else None

@@ -1,0 +1,30 @@
+"""Every grading status, what it tells a student, and the defaults every command shares."""
+import os
+from enum import Enum
+
+
+class Status(str, Enum):
+    """How grading one submission ended (the ``status`` column of grades.csv)."""
+
+    GRADED = "graded"
+    UNREADABLE = "unreadable"
+    TIMEOUT = "timeout"
+    KERNEL_DIED = "kernel_died"
+    RESOURCE_LIMIT = "resource_limit"
+    MISSING = "missing"
+
+
+STATUS_TEXT = {status.value: text for status, text in {
+    Status.GRADED: "Graded.",
+    Status.UNREADABLE: "Your file could not be read as a notebook, so nothing in it could be graded.",
+    Status.TIMEOUT: "A cell of your notebook ran over the time limit (see the notes for which); "
+                    "tests that had not run score 0.",
+    Status.KERNEL_DIED: "Your notebook's kernel died during grading (for example a crash or exit call).",
+    Status.RESOURCE_LIMIT: "Your notebook went over a resource limit during grading (see the notes).",
+    Status.MISSING: "No notebook was found in your submission.",
+}.items()}
+
+
+def default_workers() -> int:
+    """Parallel grading runs: one per core."""
+    return max(1, os.cpu_count() or 1)
