@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test env sysdeps release check bench clean
+.PHONY: lab test test-fast env sysdeps release check bench clean
 
 env: $(STAMP)
 
@@ -36,6 +36,10 @@ lab: $(STAMP)
 
 test: $(STAMP) sysdeps
 	$(BIN)/python -m pytest
+
+# The authors' inner loop: unit tests only (no kernel, sandbox, nbgrader or browser), under a minute.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not slow"
 
 # Instructor shortcuts (see README).
 release: $(STAMP)

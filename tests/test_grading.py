@@ -28,6 +28,29 @@ GOOD_DOUBLE = "def double(x):\n    return x + x"
 GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
 WRONG_TRIPLE = "def triple(x):\n    return 3 + x"
 DAEMON_MARK = "987654"
+# Every later cell reports success: errors cleared from the result, tracebacks never shown.
+PATCH_RUN_CELL = """
+_shell = get_ipython()
+_run = _shell.run_cell
+def _lying_run_cell(*args, **kwargs):
+    result = _run(*args, **kwargs)
+    result.error_in_exec = None
+    result.error_before_exec = None
+    return result
+_shell.run_cell = _lying_run_cell
+_shell.showtraceback = lambda *a, **k: None
+"""
+ALWAYS_EQUAL = """class _Yes:
+    def __eq__(self, other): return True
+    __ne__ = lambda self, other: False
+    def __bool__(self): return True
+def triple(x):
+    return _Yes()"""
+# Publishes, in every later cell, the observation a right answer would make there.
+FORGE = """from IPython.display import publish_display_data
+from fplab.observe import MIME, encode
+get_ipython().events.register('post_run_cell', lambda result: publish_display_data(
+    {MIME: {'name': 'triple(-5)', 'value': encode(-15)}}))"""
 
 
 def attempts(paths, action):
@@ -105,6 +128,11 @@ def world(tmp_path_factory):
     submit("editor", {"double": GOOD_DOUBLE, "triple": WRONG_TRIPLE}, edit=edit_test("test_triple", "pass"))
     submit("retyper", {"double": GOOD_DOUBLE, "triple": WRONG_TRIPLE},
            edit=edit_test("test_triple", "nothing to see", "markdown"))
+    submit("patcher", {"double": GOOD_DOUBLE + "\n" + PATCH_RUN_CELL, "triple": WRONG_TRIPLE})
+    submit("rewriter", {"double": GOOD_DOUBLE + "\nget_ipython().input_transformers_post.append("
+                        "lambda lines: ['pass\\n'])", "triple": GOOD_TRIPLE})
+    submit("equaliser", {"double": GOOD_DOUBLE, "triple": ALWAYS_EQUAL})
+    submit("forger", {"double": GOOD_DOUBLE + "\n" + FORGE, "triple": WRONG_TRIPLE})
     submit("silencer", {"double": GOOD_DOUBLE + "\nget_ipython().showtraceback = lambda *a, **k: None",
                         "triple": WRONG_TRIPLE})
     submit("spy", {"double": GOOD_DOUBLE + "\nseen = []\nget_ipython().events.register("
@@ -138,7 +166,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 18
+    assert len(world["rows"]) == 22
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple"]
     assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
@@ -274,3 +302,27 @@ def test_interrupted_batch_resumes_without_regrading(tmp_path):
     rows = list(csv.DictReader((out / "grades.csv").open()))
     assert sorted(r["student"] for r in rows) == students and {r["status"] for r in rows} == {"graded"}
     assert [p for p in out.rglob(".*") if p.is_file()] == [], "temporary files left behind"
+
+
+def test_attack_patching_run_cell_gains_nothing(world):
+    """The kernel reports every failing cell as a success; the judge still sees triple's wrong values."""
+    row = world["rows"]["patcher"]
+    assert row["test_double"] == "2" and row["test_triple"] == "0"
+
+
+def test_attack_rewriting_later_cells_gains_nothing(world):
+    """Every later cell, the restored tests included, becomes `pass`: no observations, no points."""
+    row = world["rows"]["rewriter"]
+    assert row["score"] == "0"
+
+
+def test_attack_always_equal_object_gains_nothing(world):
+    row = world["rows"]["equaliser"]
+    assert row["test_double"] == "2" and row["test_triple"] == "0"
+    assert "not plain data" in feedback(world, "equaliser")
+
+
+def test_attack_forging_observations_gains_nothing(world):
+    """A forged observation lands in every later cell: extra or out of order, so those cells fail."""
+    row = world["rows"]["forger"]
+    assert row["test_triple"] == "0"

@@ -1,0 +1,161 @@
+"""Scoring and feedback from an executed notebook, with no kernel: what a hostile notebook can and cannot show."""
+import base64
+import re
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+from autograder.disclosure import WITHHELD, SecretFilter, assertion_templates
+from autograder.feedback import render
+from autograder.grading import Assignment, Result, score, tampering
+from autograder.judge import Observation
+from fplab.observe import MIME, encode
+
+HIDDEN = "_xs = torch.tensor([1e-45, 1e-40, 1.1754944e-38])\nassert ulp_distance(_xs, _up).tolist() == [1, 1, 1]"
+SOLUTION = "bits = t.view(torch.int32).to(torch.int64)\nmagnitude = bits & 0x7FFFFFFF"
+VISIBLE = 'd = ulp(a, b)\nassert d.dtype == torch.int64, f"return an int64 tensor, got {d!r}"\nassert d.tolist() == [0], "equal values are 0 apart"'
+
+
+def meta(grade_id, **flags):
+    return {"nbgrader": {"schema_version": 3, "grade_id": grade_id, "task": False, **flags}}
+
+
+def graded_cell(outputs, source=VISIBLE):
+    cell = new_code_cell(source, metadata=meta("test_ulp", grade=True, solution=False, locked=True, points=3))
+    cell.outputs = outputs
+    return cell
+
+
+def answer_cell(outputs, source="def ulp(a, b):\n    return mine"):
+    cell = new_code_cell(source, metadata=meta("ulp", grade=False, solution=True, locked=False))
+    cell.outputs = outputs
+    return cell
+
+
+def seen(name, value):
+    return new_output("display_data", data={MIME: {"name": name, "value": encode(value)}})
+
+
+def error(ename, evalue):
+    return new_output("error", ename=ename, evalue=evalue, traceback=[f"Cell In[3], line 2", f"{ename}: {evalue}"])
+
+
+@pytest.fixture
+def assignment():
+    release = {"test_ulp": graded_cell([])}
+    secrets = SecretFilter([HIDDEN, SOLUTION], [VISIBLE])
+    return Assignment("01_x", "sqlite://", release, {"test_ulp": 3}, secrets,
+                      {"test_ulp": assertion_templates(VISIBLE)},
+                      {"test_ulp": [Observation("dtype", encode("torch.int64")), Observation("neighbours", encode([1, 1, 1]))]})
+
+
+def graded(assignment, *cells):
+    nb = new_notebook(cells=list(cells))
+    return score(nb, set(range(len(cells))), assignment)
+
+
+def test_matching_observations_and_a_clean_kernel_score_full_marks(assignment):
+    scores, errors, _, judged = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1])]))
+    assert scores == {"test_ulp": 3.0} and errors == {} and judged == {"test_ulp": 1.0}
+
+
+def test_a_silenced_failure_scores_nothing(assignment):
+    """The kernel said the cell passed (no error output), but the observations are wrong."""
+    scores, errors, _, _ = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 2, 1])]))
+    assert scores == {"test_ulp": 0.0} and errors["test_ulp"].startswith("neighbours:")
+
+
+def test_a_kernel_error_lowers_a_matching_cell_to_zero(assignment):
+    cells = graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]), error("AssertionError", "x")])
+    scores, errors, _, judged = graded(assignment, cells)
+    assert scores == {"test_ulp": 0.0} and judged == {"test_ulp": 1.0}
+
+
+def test_stderr_fails_the_cell(assignment):
+    cells = graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]),
+                       new_output("stream", name="stderr", text="RuntimeWarning: invalid value")])
+    scores, errors, _, _ = graded(assignment, cells)
+    assert scores == {"test_ulp": 0.0} and "stderr" in errors["test_ulp"]
+
+
+def test_a_cell_that_never_ran_scores_zero(assignment):
+    nb = new_notebook(cells=[graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1])])])
+    scores, errors, _, _ = score(nb, set(), assignment)
+    assert scores == {"test_ulp": 0.0} and "did not run" in errors["test_ulp"]
+
+
+def test_malformed_observation_data_scores_zero_with_a_note(assignment):
+    bad = new_output("display_data", data={MIME: {"name": 3}})
+    scores, errors, _, _ = graded(assignment, graded_cell([bad]))
+    assert scores == {"test_ulp": 0.0} and errors["test_ulp"].startswith("malformed observation data")
+
+
+def test_error_lines_show_visible_messages_but_never_other_text(assignment):
+    visible = graded_cell([error("AssertionError", "return an int64 tensor, got tensor([0], dtype=torch.int32)")])
+    assert "return an int64 tensor, got tensor([0]" in graded(assignment, visible)[1]["test_ulp"]
+    leaked = graded_cell([error("ValueError", HIDDEN[::-1])])
+    assert graded(assignment, leaked)[1]["test_ulp"].startswith("ValueError;")
+    hidden_in_field = graded_cell([error("AssertionError", f"return an int64 tensor, got {HIDDEN[:60][::-1]}")])
+    assert "got" not in graded(assignment, hidden_in_field)[1]["test_ulp"]
+    odd_name = graded_cell([error("x = 1; print(secret)", "")])
+    assert graded(assignment, odd_name)[1]["test_ulp"].startswith("an error")
+
+
+def test_visible_failures_are_told_apart_for_check(assignment):
+    early = graded_cell([error("AssertionError", "equal values are 0 apart")])
+    assert graded(assignment, early)[2] == ["test_ulp"]
+    late = graded_cell([new_output("error", ename="AssertionError", evalue="", traceback=["Cell In[9], line 7"])])
+    assert graded(assignment, late)[2] == []
+
+
+@pytest.mark.parametrize("encode_leak", [
+    lambda s: s, lambda s: s[::-1], lambda s: " ".join(s), lambda s: base64.b64encode(s.encode()).decode(),
+    lambda s: base64.b64encode(s[::-1].encode()).decode(), lambda s: s.encode().hex(),
+    lambda s: __import__("codecs").encode(s, "rot13"), lambda s: s.upper().replace("_", "-"),
+    lambda s: base64.b64encode(__import__("zlib").compress(s.encode())).decode(),
+    lambda s: base64.b32encode(s.encode()).decode(),
+])
+def test_secret_filter_finds_hidden_text_in_any_common_encoding(encode_leak):
+    secrets = SecretFilter([HIDDEN, SOLUTION], [VISIBLE])
+    assert secrets.leaks("look: " + encode_leak(HIDDEN) + " done")
+    assert secrets.leaks(encode_leak(SOLUTION))
+
+
+def test_secret_filter_lets_ordinary_and_public_text_through():
+    secrets = SecretFilter([HIDDEN, SOLUTION], [VISIBLE])
+    for text in ("tensor([0, 1, 2])", "loss 0.6931 at step 3", VISIBLE, "float32 " * 40, ""):
+        assert not secrets.leaks(text)
+    assert secrets.clean("x" * 5000, limit=100).endswith("[... 4900 more characters]")
+
+
+def test_feedback_shows_verdicts_and_own_answers_only(assignment):
+    hostile = answer_cell([new_output("stream", name="stdout", text=base64.b64encode(HIDDEN.encode()).decode()),
+                           new_output("stream", name="stdout", text="my own print")])
+    test = graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 2, 1]),
+                      new_output("stream", name="stdout", text=HIDDEN)])
+    nb = new_notebook(cells=[hostile, test])
+    scores, errors, _, _ = score(nb, {0, 1}, assignment)
+    result = Result("eve", "01_x", "graded", scores, 3.0, errors=errors)
+    page = render(result, nb, assignment)
+    assert "my own print" in page and WITHHELD in page and "neighbours:" in page
+    assert "1e-45" not in page and "tolist" not in page and "0x7FFFFFFF" not in page
+    assert base64.b64encode(HIDDEN.encode()).decode()[:30] not in page
+    assert "<script" not in render(Result("<script>", "01_x", "graded", scores, 3.0), nb, assignment)
+
+
+def test_tampering_notes_name_changed_deleted_and_retyped_cells(assignment):
+    changed = graded_cell([], source="pass")
+    assert tampering(new_notebook(cells=[changed]), assignment) == [
+        "locked cell test_ulp was modified (checksum changed); restored"]
+    assert tampering(new_notebook(cells=[]), assignment) == ["locked cell test_ulp was deleted; restored"]
+    retyped = nbformat.v4.new_markdown_cell("x", metadata=meta("test_ulp", grade=True, solution=False, locked=True, points=3))
+    assert "changed from code to markdown" in tampering(new_notebook(cells=[retyped]), assignment)[0]
+    assert tampering(new_notebook(cells=[graded_cell([])]), assignment) == []
+
+
+def test_assertion_templates_match_formatted_messages_only():
+    [typed, plain] = assertion_templates(VISIBLE)
+    assert typed.fullmatch("return an int64 tensor, got tensor([1])") and not typed.fullmatch("anything else")
+    assert plain.fullmatch("equal values are 0 apart")
+    assert assertion_templates("def broken(:") == []

@@ -1,0 +1,173 @@
+"""The judge and what feeds it, with no kernel and no sandbox: encoding, tolerances, order, forgery."""
+import math
+
+import nbformat
+import numpy as np
+import pytest
+import torch
+
+from autograder.judge import MalformedObservation, Observation, compare, judge_cell, observations
+from fplab.observe import MIME, encode
+
+
+class AlwaysEqual:
+    """What a cheat returns: equal to everything, true, and every comparison true."""
+
+    def __eq__(self, other):
+        return True
+
+    __le__ = __ge__ = __lt__ = __gt__ = __eq__
+
+    def __bool__(self):
+        return True
+
+
+class LyingStr(str):
+    def strip(self, *args):
+        raise ValueError("the test's source, reversed")
+
+
+def obs(name, value, rtol=0.0, atol=0.0, group=None):
+    return Observation(name, encode(value), rtol, atol, group)
+
+
+@pytest.mark.parametrize("value", [
+    None, True, 0, -7, 2**70, 0.1, -0.0, math.inf, math.nan, "text", [1, 2.5], (1, "a"), {"k": [1, None]},
+    torch.tensor([1.0, math.nan, -math.inf]), torch.zeros(0, 3), torch.tensor([1, 2], dtype=torch.int64),
+    torch.tensor([0.1], dtype=torch.bfloat16), torch.tensor([3.0], dtype=torch.float16), torch.tensor(True),
+    torch.tensor([0.5]).to(torch.float8_e4m3fn), np.array([1.5, 2.5], dtype=np.float32), np.float64(2.0),
+    torch.float16, torch.Size([2, 3]),
+])
+def test_every_plain_value_matches_itself_exactly(value):
+    assert compare(encode(value), encode(value), 0.0, 0.0) is None
+
+
+def test_values_that_differ_do_not_match():
+    assert compare(encode(1), encode(2), 0, 0)
+    assert compare(encode("a"), encode("b"), 0, 0)
+    assert compare(encode(True), encode(1), 0, 0)  # bool is not int
+    assert compare(encode(1.0), encode(1), 0, 0)  # float is not int
+    assert compare(encode([1, 2]), encode((1, 2)), 0, 0)
+    assert compare(encode([1, 2]), encode([1, 2, 3]), 0, 0)
+    assert compare(encode({"a": 1}), encode({"a": 1, "b": 2}), 0, 0)
+    assert compare(encode(None), encode(0), 0, 0)
+
+
+def test_tensors_need_the_same_dtype_and_shape():
+    ref = encode(torch.ones(2, 3))
+    assert "dtype torch.float64" in compare(ref, encode(torch.ones(2, 3, dtype=torch.float64)), 1.0, 1.0)
+    assert "shape (3, 2)" in compare(ref, encode(torch.ones(3, 2)), 1.0, 1.0)
+    assert compare(ref, encode(np.ones((2, 3), dtype=np.float32)), 1.0, 1.0)  # an array is not a tensor
+
+
+def test_tolerances_are_relative_to_the_reference_and_absolute():
+    ref = encode(torch.tensor([100.0, 0.0]))
+    assert compare(ref, encode(torch.tensor([100.0 + 1e-3, 0.0])), 1e-5, 0.0) is None
+    assert compare(ref, encode(torch.tensor([100.0 + 2e-3, 0.0])), 1e-5, 0.0)
+    assert compare(ref, encode(torch.tensor([100.0, 1e-9])), 0.0, 1e-8) is None
+    assert compare(ref, encode(torch.tensor([100.0, 1e-7])), 1e-5, 1e-8)
+    assert compare(encode(1.0), encode(1.0 + 1e-12), 1e-9, 0.0) is None
+    assert compare(encode(1.0), encode(1.0 + 1e-12), 0.0, 0.0)
+
+
+def test_nan_where_nan_and_infinities_exactly():
+    ref = encode(torch.tensor([math.nan, math.inf, -math.inf, 1.0]))
+    assert compare(ref, encode(torch.tensor([math.nan, math.inf, -math.inf, 1.0])), 0, 0) is None
+    assert compare(ref, encode(torch.tensor([0.0, math.inf, -math.inf, 1.0])), 1e9, 1e9)
+    assert compare(ref, encode(torch.tensor([math.nan, 3e38, -math.inf, 1.0])), 1e9, 1e9)
+    assert compare(ref, encode(torch.tensor([math.nan, -math.inf, -math.inf, 1.0])), 1e9, 1e9)
+    assert compare(ref, encode(torch.tensor([math.nan, math.inf, -math.inf, math.nan])), 1e9, 1e9)
+    assert compare(encode(math.nan), encode(math.nan), 0, 0) is None
+    assert compare(encode(math.nan), encode(1.0), 1e9, 1e9)
+
+
+def test_integer_tensors_are_exact_unless_a_tolerance_is_given():
+    ref = encode(torch.tensor([5, 1000]))
+    assert compare(ref, encode(torch.tensor([5, 1001])), 0, 0)
+    assert compare(ref, encode(torch.tensor([5, 1001])), 0, 1.0) is None
+
+
+def test_always_equal_objects_and_lying_subclasses_never_match():
+    for ref in (1.0, "c", torch.ones(2), [1], {"a": 1}, None, True):
+        assert compare(encode(ref), encode(AlwaysEqual()), 1e9, 1e9)
+        assert compare(encode(ref), encode([AlwaysEqual()]), 1e9, 1e9)
+    assert encode(LyingStr("c"))["t"] == "unserialisable"
+    assert compare(encode("c"), encode(LyingStr("c")), 0, 0)
+
+
+def test_a_raised_exception_matches_its_class_or_a_subclass():
+    raised = {"t": "raised", "v": ["ValueError", "Exception", "BaseException", "object"]}
+    sub = {"t": "raised", "v": ["UnicodeError", "ValueError", "Exception", "BaseException", "object"]}
+    other = {"t": "raised", "v": ["TypeError", "Exception", "BaseException", "object"]}
+    assert compare(raised, raised, 0, 0) is None and compare(raised, sub, 0, 0) is None
+    assert "expected it to raise ValueError" in compare(raised, other, 0, 0)
+    assert compare(raised, encode(None), 0, 0)
+
+
+def test_messages_never_show_the_expected_value():
+    why = compare(encode(torch.tensor([123456.0])), encode(torch.tensor([1.0])), 0, 0)
+    assert "123456" not in why
+    why = compare(encode("secret answer"), encode("mine"), 0, 0)
+    assert "secret answer" not in why and "mine" in why
+
+
+def test_malformed_student_values_are_a_mismatch_not_a_crash():
+    ref = encode(torch.ones(2))
+    for bad in ({"t": "tensor", "dtype": "torch.float32", "shape": [2], "bytes": "!!"},
+                {"t": "tensor", "dtype": "torch.nonsense", "shape": [2], "bytes": ""},
+                {"t": "tensor", "dtype": "torch.float32", "shape": [3], "bytes": encode(torch.ones(2))["bytes"]},
+                {"t": "tensor"}, {}):
+        assert compare(ref, bad, 0, 0)
+
+
+def test_cells_need_the_same_names_in_the_same_order():
+    ref = [obs("a", 1), obs("b", 2)]
+    assert judge_cell(ref, [obs("a", 1), obs("b", 2)]).fraction == 1.0
+    assert judge_cell(ref, [obs("b", 2), obs("a", 1)]).fraction == 0.0  # reordered
+    missing = judge_cell(ref, [obs("a", 1)])
+    assert missing.fraction == 0.0 and "b: not reached" in missing.problems[0]
+    extra = judge_cell(ref, [obs("a", 1), obs("b", 2), obs("b", 2)])
+    assert extra.fraction == 0.0 and "more observations" in extra.problems[0]
+    assert judge_cell(ref, []).fraction == 0.0
+    assert judge_cell(ref, [obs("a", 1), obs("b", 3)]).fraction == 0.0
+
+
+def test_tolerances_come_from_the_reference_only():
+    ref = [obs("x", 1.0, rtol=0.0)]
+    assert judge_cell(ref, [obs("x", 1.0 + 1e-9, rtol=1.0)]).fraction == 0.0
+
+
+def test_groups_earn_their_share():
+    ref = [obs("q1", "a", group="q1"), obs("q2", "b", group="q2"), obs("q3", "c", group="q3"),
+           obs("q4", 3, group="q4")]
+    got = [obs("q1", "a"), obs("q2", "x"), obs("q3", "c"), obs("q4", 3)]
+    verdict = judge_cell(ref, got)
+    assert verdict.fraction == 0.75 and len(verdict.problems) == 1 and verdict.problems[0].startswith("q2")
+
+
+def cell_with(*records):
+    cell = nbformat.v4.new_code_cell("")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={MIME: r}) for r in records]
+    return cell
+
+
+def test_observations_are_read_from_display_data_in_order():
+    cell = cell_with({"name": "a", "value": encode(1)}, {"name": "b", "value": encode(2.0), "rtol": 0.5})
+    cell.outputs.insert(1, nbformat.v4.new_output("stream", name="stdout", text="noise"))
+    found = observations(cell)
+    assert [o.name for o in found] == ["a", "b"] and found[1].rtol == 0.5
+
+
+@pytest.mark.parametrize("record", [
+    "not json", {"value": {"t": "none"}}, {"name": "a"}, {"name": "a", "value": {"t": "none"}, "rtol": -1},
+    {"name": "a", "value": {"t": "none"}, "atol": "1"}, {"name": "a", "value": {"t": "none"}, "group": 3},
+])
+def test_malformed_observation_data_is_refused(record):
+    with pytest.raises(MalformedObservation):
+        observations(cell_with(record))
+
+
+def test_a_forged_observation_with_a_wrong_value_fails_the_cell():
+    ref = [obs("double(21)", 42)]
+    forged = cell_with({"name": "double(21)", "value": encode(41)}, {"name": "double(21)", "value": encode(42)})
+    assert judge_cell(ref, observations(forged)).fraction == 0.0
