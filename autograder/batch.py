@@ -10,6 +10,7 @@ import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
+from contextlib import nullcontext
 from dataclasses import asdict
 
 import nbformat
@@ -22,10 +23,11 @@ from autograder import feedback
 from autograder.cases import Case, build_submission
 from autograder.course import CourseError, answer_cells, graded_tests, read_notebook
 from autograder.disclosure import SecretFilter, assertion_templates
+from autograder.gradebook import course_gradebook, record, register_assignment
 from autograder.grading import Assignment, Result, grade, reference_observations
 from autograder.judge import Observation
 from autograder.release import generate
-from autograder.sandbox import SandboxError, check_layout
+from autograder.sandbox import Limits, SandboxError, check_layout
 
 SECRET = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", re.S)
 
@@ -117,20 +119,23 @@ def result_path(out, student):
     return Path(out) / ".results" / f"{student}.json"
 
 
-def finished(out, student, digest, assignment_id):
-    """The stored result of an earlier run, if it graded this same submission."""
+def finished(out, student, digest, assignment_id, fingerprint):
+    """The stored result of an earlier run, if it graded this same submission with this same
+    assignment, limits and environment."""
     try:
         stored = json.loads(result_path(out, student).read_text())
     except (OSError, ValueError):
         return None
-    if stored.get("submission_sha256") != digest or stored.get("assignment") != assignment_id:
+    if (stored.get("submission_sha256"), stored.get("assignment"), stored.get("fingerprint")) != \
+            (digest, assignment_id, fingerprint):
         return None
     return Result(**stored)
 
 
-def grade_one(student, path, digest, assignment, limits, out, scratch_root):
+def grade_one(student, path, digest, assignment, limits, out, scratch_root, fingerprint):
     """Worker: grade, write the feedback, then the result (last, so a result means done)."""
     result, nb = grade(student, path, assignment, limits, scratch_root, digest)
+    result.fingerprint = fingerprint
     write_atomic(Path(out) / "feedback" / student / f"{assignment.assignment_id}.html",
                  feedback.render(result, nb, assignment))
     write_atomic(result_path(out, student), result.to_json())
@@ -140,10 +145,10 @@ def grade_one(student, path, digest, assignment, limits, out, scratch_root):
 def write_table(results, assignment, out):
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests])
+    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests, "notes"])
     for r in sorted(results, key=lambda r: r.student):
         writer.writerow([r.student, r.assignment, r.status, f"{r.score:g}", f"{r.max_score:g}",
-                         *(f"{r.scores.get(t, 0):g}" for t in assignment.tests)])
+                         *(f"{r.scores.get(t, 0):g}" for t in assignment.tests), "; ".join(r.notes)])
     write_atomic(Path(out) / "grades.csv", buffer.getvalue())
 
 
@@ -177,45 +182,65 @@ def write_summary(results, assignment, out):
     write_atomic(Path(out) / "summary.png", buffer.getvalue())
 
 
-def grade_batch(course, submitted, assignment_id, out, workers, limits, progress=True):
-    """Grade every student in ``submitted``; returns the list of results (old and new)."""
-    submitted, out = Path(submitted).resolve(), Path(out).resolve()
+def check_folders(course, submitted, out):
+    """Refuse folders the sandbox would expose, or an output folder inside the submissions."""
     if not submitted.is_dir():
         raise CourseError(f"{submitted} is not a folder of submissions")
-    course.resolve_ids([assignment_id])
     try:
         check_layout([course.root, submitted, out])
     except SandboxError as error:
         raise CourseError(str(error)) from None
     if out == submitted or submitted in out.parents:
         raise CourseError("--out must not be inside the submissions folder (submissions are never modified)")
+
+
+def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
+                regrade: bool = False, record_grades: bool = True) -> list:
+    """Grade every student in ``submitted``; returns the list of results (kept and new).
+
+    A student's earlier result is kept while the submission, the assignment (source, header,
+    fplab), the limits and the versions are unchanged, unless ``regrade``. With
+    ``record_grades`` each result also goes into the course's nbgrader gradebook.
+    """
+    submitted, out = Path(submitted).resolve(), Path(out).resolve()
+    check_folders(course, submitted, out)
+    course.resolve_ids([assignment_id])
     students = find_submissions(submitted, assignment_id)
     if not students:
         raise CourseError(f"{submitted} holds no student folders")
     out.mkdir(parents=True, exist_ok=True)
+    stamp = fingerprint(course, assignment_id, limits)
     with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, \
-            tempfile.TemporaryDirectory(prefix="finite-sandbox-") as scratch_root:
+            tempfile.TemporaryDirectory(prefix="finite-sandbox-") as scratch_root, \
+            (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
         assignment = prepare_assignment(course, assignment_id, workdir, limits, scratch_root, cache=out / ".reference")
+        if gradebook:
+            register_assignment(gradebook, assignment.db_url, assignment_id)
         results, todo = [], []
         for student, path in students.items():
             digest = sha256(path)
-            earlier = finished(out, student, digest, assignment_id)
+            earlier = None if regrade else finished(out, student, digest, assignment_id, stamp)
             if earlier:
                 results.append(earlier)
             else:
                 todo.append((student, path, digest))
         if results and progress:
             print(f"{len(results)} already graded (submission and assignment unchanged): kept", file=sys.stderr)
+        for result in results if gradebook else []:
+            record(gradebook, result)
         bar = tqdm(total=len(students), initial=len(results), unit="student", disable=not progress,
                    desc=f"grading {assignment_id}", file=sys.stderr)
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(grade_one, s, p, d, assignment, limits, out, scratch_root): s for s, p, d in todo}
+            futures = {pool.submit(grade_one, s, p, d, assignment, limits, out, scratch_root, stamp): s
+                       for s, p, d in todo}
             try:
                 for future in as_completed(futures):
                     try:
                         result = future.result()
                     except Exception as error:
                         raise CourseError(f"grading {futures[future]} failed: {error}") from error
+                    if gradebook:
+                        record(gradebook, result)
                     results.append(result)
                     bar.set_postfix_str(f"{result.student}: {result.status}")
                     bar.update()

@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,bench} [ID ...]."""
+"""Command line: python -m autograder {release,check,grade,bench} ..."""
 import argparse
 import sys
 from pathlib import Path
@@ -26,6 +26,8 @@ def parser():
     g.add_argument("--timeout", type=int, default=600, metavar="S", help="seconds per notebook (default 600)")
     g.add_argument("--cell-timeout", type=int, default=60, metavar="S", help="seconds per cell (default 60)")
     g.add_argument("--memory-mb", type=int, default=4096, metavar="M", help="memory per process (default 4096)")
+    g.add_argument("--regrade", action="store_true",
+                   help="grade everyone again (default: keep results whose submission and assignment are unchanged)")
 
     b = sub.add_parser("bench", help="time each solved notebook against the kernel + torch floor")
     b.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")
@@ -89,15 +91,28 @@ def main(argv=None):
 
 def grade_command(course, args):
     from autograder.batch import grade_batch
-    from autograder.statuses import default_workers
     from autograder.sandbox import Limits
+    from autograder.statuses import default_workers
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb)
     results = grade_batch(course, args.submitted, args.assignment, args.out,
-                          args.workers or default_workers(), limits)
+                          args.workers or default_workers(), limits, regrade=args.regrade)
+    print(summary(results))
+    print(f"Wrote {Path(args.out) / 'grades.csv'}, feedback/ and summary.png; scores are in the course gradebook "
+          "(nbgrader export).")
+    return 0
+
+
+def summary(results) -> str:
+    """Counts by status, then one line per student whose grading needs a look."""
     counts = {}
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1
-    summary = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
-    print(f"{len(results)} students: {summary}. Wrote {Path(args.out) / 'grades.csv'}")
-    return 0
+    lines = [f"{len(results)} students: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))]
+    lines += [f"  {r.student}: {r.status}; {'; '.join(r.notes)}"[:200]
+              for r in sorted(results, key=lambda r: r.student) if r.status != "graded" or r.notes]
+    missing = counts.get("missing", 0)
+    if results and missing > len(results) / 2:
+        lines.append(f"warning: {missing} of {len(results)} students have no notebook at <student>/<ID>/<ID>.ipynb: "
+                     "is --assignment right, and is SUBMITTED the folder that holds the student folders?")
+    return "\n".join(lines)

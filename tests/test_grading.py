@@ -38,6 +38,13 @@ def _lying_run_cell(*args, **kwargs):
     result.error_before_exec = None
     return result
 _shell.run_cell = _lying_run_cell
+_run_async = _shell.run_cell_async
+async def _lying_run_cell_async(*args, **kwargs):
+    result = await _run_async(*args, **kwargs)
+    result.error_in_exec = None
+    result.error_before_exec = None
+    return result
+_shell.run_cell_async = _lying_run_cell_async
 _shell.showtraceback = lambda *a, **k: None
 """
 ALWAYS_EQUAL = """class _Yes:
@@ -168,7 +175,7 @@ def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
     assert len(world["rows"]) == 22
     assert list(next(iter(world["rows"].values()))) == [
-        "student", "assignment", "status", "score", "max_score", "test_double", "test_triple"]
+        "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "notes"]
     assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -326,3 +333,35 @@ def test_attack_forging_observations_gains_nothing(world):
     """A forged observation lands in every later cell: extra or out of order, so those cells fail."""
     row = world["rows"]["forger"]
     assert row["test_triple"] == "0"
+
+
+def test_gradebook_holds_the_scores_of_grades_csv(world):
+    """nbgrader export (the formgrader's data) lists every graded student with the score in grades.csv."""
+    done = subprocess.run([sys.executable, "-m", "nbgrader", "export", "--to", str(world["out"].parent / "export.csv")],
+                          cwd=world["course"], capture_output=True, text=True,
+                          env={**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    exported = {r["student_id"]: r for r in csv.DictReader((world["out"].parent / "export.csv").open())}
+    for student, row in world["rows"].items():
+        assert float(exported[student]["raw_score"]) == float(row["score"]), student
+
+
+def test_changing_a_hidden_test_regrades_everyone_and_nothing_else_does(tmp_path):
+    course = make_course(tmp_path / "course")
+    assert run_cli("--course", str(course), "release").returncode == 0
+    release = (course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").read_text()
+    for student in ("s1", "s2"):
+        folder = tmp_path / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        (folder / f"{ASSIGNMENT}.ipynb").write_text(release)
+    command = ("--course", str(course), "grade", str(tmp_path / "submitted"), "--assignment", ASSIGNMENT,
+               "--out", str(tmp_path / "out"), "--workers", "2")
+    assert run_cli(*command).returncode == 0
+    again = run_cli(*command)
+    assert "2 already graded" in again.stderr
+    source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+    source.write_text(source.read_text().replace("triple(-5)", "triple(-7)").replace("-15", "-21"))
+    changed = run_cli(*command)
+    assert changed.returncode == 0 and "already graded" not in changed.stderr
+    forced = run_cli(*command, "--regrade")
+    assert forced.returncode == 0 and "already graded" not in forced.stderr
