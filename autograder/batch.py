@@ -8,15 +8,14 @@ import re
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from pathlib import Path
-
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from dataclasses import asdict
+from pathlib import Path
 
 import nbformat
 import torch
-from tqdm import tqdm
 from nbgrader import __version__ as nbgrader_version
+from tqdm import tqdm
 
 import fplab
 from autograder import feedback
@@ -24,7 +23,7 @@ from autograder.cases import Case, build_submission
 from autograder.course import CourseError, answer_cells, graded_tests, read_notebook
 from autograder.disclosure import SecretFilter, assertion_templates
 from autograder.gradebook import course_gradebook, record, register_assignment
-from autograder.grading import Assignment, Result, grade, reference_observations
+from autograder.grading import Assignment, Result, admit, conclude, reference_observations, run_in_sandbox
 from autograder.judge import Observation
 from autograder.release import generate
 from autograder.sandbox import Limits, SandboxError, check_layout
@@ -69,7 +68,7 @@ def fingerprint(course, assignment_id, limits) -> str:
     return digest.hexdigest()
 
 
-def prepare_assignment(course, assignment_id, workdir, limits, scratch_root, cache=None) -> Assignment:
+def prepare_assignment(course, assignment_id, workdir, limits, cache=None) -> Assignment:
     """Generate the assignment in ``workdir``, collect what grading needs from it, and run the
     reference (the solutions, in the sandbox); with ``cache`` (a folder) the reference run is
     reused while the fingerprint is unchanged."""
@@ -90,7 +89,7 @@ def prepare_assignment(course, assignment_id, workdir, limits, scratch_root, cac
         assignment.reference = {k: [Observation(**o) for o in v] for k, v in json.loads(stored.read_text()).items()}
         return assignment
     solved = build_submission(release_nb, answer_cells(source_nb), Case("solution"))
-    assignment.reference = reference_observations(assignment, solved, limits, scratch_root)
+    assignment.reference = reference_observations(assignment, solved, limits)
     if stored:
         write_atomic(stored, json.dumps({k: [asdict(o) for o in v] for k, v in assignment.reference.items()}))
     return assignment
@@ -132,13 +131,15 @@ def finished(out, student, digest, assignment_id, fingerprint):
     return Result(**stored)
 
 
-def grade_one(student, path, digest, assignment, limits, out, scratch_root, fingerprint):
-    """Worker: grade, write the feedback, then the result (last, so a result means done)."""
-    result, nb = grade(student, path, assignment, limits, scratch_root, digest)
+def finish(result, nb, assignment, out, fingerprint, gradebook):
+    """Write one student's feedback, then the result (last, so a result means done), then the
+    gradebook entry."""
     result.fingerprint = fingerprint
-    write_atomic(Path(out) / "feedback" / student / f"{assignment.assignment_id}.html",
+    write_atomic(Path(out) / "feedback" / result.student / f"{assignment.assignment_id}.html",
                  feedback.render(result, nb, assignment))
-    write_atomic(result_path(out, student), result.to_json())
+    write_atomic(result_path(out, result.student), result.to_json())
+    if gradebook:
+        record(gradebook, result)
     return result
 
 
@@ -194,13 +195,32 @@ def check_folders(course, submitted, out):
         raise CourseError("--out must not be inside the submissions folder (submissions are never modified)")
 
 
+@contextmanager
+def executor(workers, scheduler):
+    """Where submissions run: a local process pool, or the Dask cluster at ``scheduler``."""
+    if not scheduler:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield pool
+        return
+    from distributed import Client
+
+    try:
+        client = Client(scheduler, timeout="10s")
+    except (OSError, TimeoutError) as error:
+        raise CourseError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
+    with client:
+        # A worker lost mid-batch: its tasks are rescheduled on the others (Dask's allowed_failures).
+        yield client.get_executor(pure=False)
+
+
 def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
-                regrade: bool = False, record_grades: bool = True) -> list:
+                regrade: bool = False, record_grades: bool = True, scheduler: str | None = None) -> list:
     """Grade every student in ``submitted``; returns the list of results (kept and new).
 
     A student's earlier result is kept while the submission, the assignment (source, header,
-    fplab), the limits and the versions are unchanged, unless ``regrade``. With
-    ``record_grades`` each result also goes into the course's nbgrader gradebook.
+    fplab), the limits and the versions are unchanged, unless ``regrade``. Student code runs in
+    the sandbox on a local process pool, or on the Dask cluster at ``scheduler``; everything
+    else (the reference run, judging, feedback, the gradebook with ``record_grades``) stays here.
     """
     submitted, out = Path(submitted).resolve(), Path(out).resolve()
     check_folders(course, submitted, out)
@@ -210,10 +230,9 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         raise CourseError(f"{submitted} holds no student folders")
     out.mkdir(parents=True, exist_ok=True)
     stamp = fingerprint(course, assignment_id, limits)
-    with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, \
-            tempfile.TemporaryDirectory(prefix="finite-sandbox-") as scratch_root, \
+    with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
-        assignment = prepare_assignment(course, assignment_id, workdir, limits, scratch_root, cache=out / ".reference")
+        assignment = prepare_assignment(course, assignment_id, workdir, limits, cache=out / ".reference")
         if gradebook:
             register_assignment(gradebook, assignment.db_url, assignment_id)
         results, todo = [], []
@@ -222,34 +241,40 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             earlier = None if regrade else finished(out, student, digest, assignment_id, stamp)
             if earlier:
                 results.append(earlier)
+                if gradebook:
+                    record(gradebook, earlier)
             else:
                 todo.append((student, path, digest))
         if results and progress:
             print(f"{len(results)} already graded (submission and assignment unchanged): kept", file=sys.stderr)
-        for result in results if gradebook else []:
-            record(gradebook, result)
         bar = tqdm(total=len(students), initial=len(results), unit="student", disable=not progress,
                    desc=f"grading {assignment_id}", file=sys.stderr)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures = {pool.submit(grade_one, s, p, d, assignment, limits, out, scratch_root, stamp): s
-                       for s, p, d in todo}
-            try:
-                for future in as_completed(futures):
-                    try:
-                        result = future.result()
-                    except Exception as error:
-                        raise CourseError(f"grading {futures[future]} failed: {error}") from error
-                    if gradebook:
-                        record(gradebook, result)
-                    results.append(result)
-                    bar.set_postfix_str(f"{result.student}: {result.status}")
-                    bar.update()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                raise
-            finally:
-                bar.close()
+        futures = {}
+        for student, path, digest in todo:
+            ended, admitted = admit(student, path, assignment, digest)
+            if ended:
+                results.append(finish(ended, None, assignment, out, stamp, gradebook))
+                bar.update()
+            else:
+                nb, notes = admitted
+                futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (student, digest, notes)
+        try:
+            for future in as_completed(futures):
+                student, digest, notes = futures[future]
+                try:
+                    executed, ran, outcome = future.result()
+                except Exception as error:
+                    raise CourseError(f"grading {student} failed: {error}") from error
+                result, nb = conclude(student, executed, ran, outcome, notes, assignment, limits, digest)
+                results.append(finish(result, nb, assignment, out, stamp, gradebook))
+                bar.set_postfix_str(f"{student}: {result.status}")
+                bar.update()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+        finally:
+            bar.close()
         write_table(results, assignment, out)
         write_summary(results, assignment, out)
     return results

@@ -21,10 +21,10 @@ def timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def sandbox_cost(assignment, path, repeats, scratch_root):
+def sandbox_cost(assignment, path, repeats):
     """Median seconds to execute one prepared submission with and without the sandbox."""
     def run(sandboxed):
-        with tempfile.TemporaryDirectory(dir=scratch_root) as scratch:
+        with tempfile.TemporaryDirectory() as scratch:
             prepared = sanitise(nbformat.read(path, as_version=4), assignment)
             execute(prepared, Path(scratch), Limits(), sandboxed=sandboxed)
     plain = statistics.median(timed(lambda: run(False)) for _ in range(repeats))
@@ -41,7 +41,7 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
                           workdir / "submitted")
         print(f"synthetic class: {size} submissions of {assignment_id} "
               "(cycling solution, blank release and every self-check case)", file=out)
-        assignment = prepare_assignment(course, assignment_id, workdir / "prepared", Limits(), workdir)
+        assignment = prepare_assignment(course, assignment_id, workdir / "prepared", Limits())
         generated = workdir / "prepared" / "course"
         serial_course = workdir / "serial"
         shutil.copytree(generated, serial_course)
@@ -57,7 +57,7 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
                   f"   {speedup:4.2f}x serial nbgrader (goal >= {goal:.1f}x: {'met' if speedup >= goal else 'NOT met'};"
                   " the reference run included)", file=out)
         first = workdir / "submitted" / "student000" / assignment_id / f"{assignment_id}.ipynb"
-        plain, boxed = sandbox_cost(assignment, first, 3, workdir)
+        plain, boxed = sandbox_cost(assignment, first, 3)
         cost = 100 * (boxed / plain - 1)
         print(f"  one submission executed: plain kernel {plain:.2f} s, sandboxed {boxed:.2f} s"
               f"   sandbox cost {cost:+.1f} % (goal <= +10 %: {'met' if cost <= 10 else 'NOT met'})", file=out)

@@ -26,6 +26,8 @@ def parser():
     g.add_argument("--timeout", type=int, default=600, metavar="S", help="seconds per notebook (default 600)")
     g.add_argument("--cell-timeout", type=int, default=60, metavar="S", help="seconds per cell (default 60)")
     g.add_argument("--memory-mb", type=int, default=4096, metavar="M", help="memory per process (default 4096)")
+    g.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run submissions on this Dask cluster (tcp://host:8786) instead of local processes")
     g.add_argument("--regrade", action="store_true",
                    help="grade everyone again (default: keep results whose submission and assignment are unchanged)")
 
@@ -96,7 +98,8 @@ def grade_command(course, args):
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb)
     results = grade_batch(course, args.submitted, args.assignment, args.out,
-                          args.workers or default_workers(), limits, regrade=args.regrade)
+                          args.workers or default_workers(), limits, regrade=args.regrade,
+                          scheduler=args.scheduler)
     print(summary(results))
     print(f"Wrote {Path(args.out) / 'grades.csv'}, feedback/ and summary.png; scores are in the course gradebook "
           "(nbgrader export).")

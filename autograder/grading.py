@@ -242,14 +242,13 @@ def outcome_notes(nb, outcome, limits):
     return Status.GRADED.value, []
 
 
-def reference_observations(assignment, solved, limits, scratch_root) -> dict:
+def reference_observations(assignment, solved, limits) -> dict:
     """{test grade_id: [Observation]} from running the solved notebook in the same sandbox.
 
     Raises CourseError naming the cell when a test fails on the solutions or observes nothing.
     """
-    nb = sanitise(nbformat.from_dict(solved), assignment)
-    with tempfile.TemporaryDirectory(prefix="fg-reference-", dir=scratch_root) as scratch:
-        ran, outcome = execute(nb, Path(scratch), limits)
+    executed, ran, outcome = run_in_sandbox(nbformat.writes(sanitise(nbformat.from_dict(solved), assignment)), limits)
+    nb = nbformat.reads(executed, as_version=4)
     found = {}
     for index, cell in enumerate(nb.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -271,8 +270,11 @@ def reference_observations(assignment, solved, limits, scratch_root) -> dict:
     return found
 
 
-def grade(student, path, assignment, limits, scratch_root, digest=""):
-    """Grade one submission. Returns (Result, executed notebook or None)."""
+def admit(student, path, assignment, digest=""):
+    """Read, check and restore one submission before it runs (trusted side).
+
+    Returns (Result, None) when it ends here (missing, unreadable), else (None, (notebook, notes)).
+    """
     zero = {name: 0.0 for name in assignment.tests}
     base = dict(student=student, assignment=assignment.assignment_id, max_score=assignment.max_score,
                 submission_sha256=digest)
@@ -285,10 +287,35 @@ def grade(student, path, assignment, limits, scratch_root, digest=""):
         nb = sanitise(nb, assignment)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        return Result(status=Status.UNREADABLE.value, scores=zero, notes=[f"not a readable notebook: {why}"], **base), None
-    with tempfile.TemporaryDirectory(prefix="fg-", dir=scratch_root) as scratch:
+        return Result(status=Status.UNREADABLE.value, scores=zero, notes=[f"not a readable notebook: {why}"],
+                      **base), None
+    return None, (nb, notes)
+
+
+def run_in_sandbox(notebook_json: str, limits) -> tuple:
+    """Execute a restored notebook in a fresh sandbox (the only step that runs student code; it
+    may run on another machine). Returns (executed notebook JSON, indices of cells that ran, outcome)."""
+    nb = nbformat.reads(notebook_json, as_version=4)
+    with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
         ran, outcome = execute(nb, Path(scratch), limits)
-    scores, errors, visible, judged = score(nb, ran, assignment)
+    return nbformat.writes(nb), sorted(ran), outcome
+
+
+def conclude(student, executed_json, ran, outcome, notes, assignment, limits, digest="") -> tuple:
+    """Judge an executed notebook (trusted side). Returns (Result, executed notebook)."""
+    nb = nbformat.reads(executed_json, as_version=4)
+    scores, errors, visible, judged = score(nb, set(ran), assignment)
     status, more = outcome_notes(nb, outcome, limits)
-    return Result(status=status, scores=scores, notes=notes + more, errors=errors, caught_by_visible=visible,
-                  judged=judged, **base), nb
+    return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
+                  max_score=assignment.max_score, submission_sha256=digest, notes=notes + more, errors=errors,
+                  caught_by_visible=visible, judged=judged), nb
+
+
+def grade(student, path, assignment, limits, digest=""):
+    """Grade one submission here, from file to Result. Returns (Result, executed notebook or None)."""
+    ended, admitted = admit(student, path, assignment, digest)
+    if ended:
+        return ended, None
+    nb, notes = admitted
+    executed, ran, outcome = run_in_sandbox(nbformat.writes(nb), limits)
+    return conclude(student, executed, ran, outcome, notes, assignment, limits, digest)
