@@ -4,7 +4,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -20,7 +19,7 @@ from tqdm import tqdm
 import fplab
 from autograder import feedback
 from autograder.cases import Case, build_submission
-from autograder.course import CourseError, answer_cells, graded_tests, read_notebook
+from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
 from autograder.disclosure import SecretFilter, assertion_templates
 from autograder.gradebook import course_gradebook, record, register_assignment
 from autograder.grading import Assignment, Result, admit, conclude, reference_observations, run_in_sandbox
@@ -28,7 +27,6 @@ from autograder.judge import Observation
 from autograder.release import generate
 from autograder.sandbox import Limits, SandboxError, check_layout
 
-SECRET = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", re.S)
 
 
 def write_atomic(path, data):
@@ -51,7 +49,7 @@ def write_atomic(path, data):
 
 def secret_filter(source_nb, release_nb, header_nb) -> SecretFilter:
     """Recognises the source's hidden tests and solutions, minus what the release shows anyway."""
-    secrets = [m[2] for cell in source_nb.cells for m in SECRET.finditer(cell.source)]
+    secrets = [region for cell in source_nb.cells for region in hidden_regions(cell.source)]
     public = [cell.source for nb in (release_nb, header_nb) for cell in nb.cells]
     return SecretFilter(secrets, public)
 

@@ -1,5 +1,6 @@
 """The course directory: assignment ids, notebooks, and running nbgrader inside a copy of it."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -107,3 +108,18 @@ def graded_tests(nb):
         for cell in nb.cells
         if cell.metadata.get("nbgrader", {}).get("grade") and cell.cell_type == "code"
     }
+
+
+def hidden_regions(source: str) -> list:
+    """The text of every solution and hidden-test region of a cell, found with nbgrader's own
+    (configurable) delimiters."""
+    from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+    solutions, tests = ClearSolutions(), ClearHiddenTests()
+    pairs = [(solutions.begin_solution_delimeter, solutions.end_solution_delimeter),
+             (tests.begin_test_delimeter, tests.end_test_delimeter)]
+    found = []
+    for begin, end in pairs:
+        pattern = re.compile(rf"^[ \t]*#+[ \t]*{re.escape(begin)}[^\n]*\n(.*?)^[ \t]*#+[ \t]*{re.escape(end)}", re.S | re.M)
+        found += [m[1] for m in pattern.finditer(source)]
+    return found

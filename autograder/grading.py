@@ -9,10 +9,9 @@ from pathlib import Path
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader import utils
-from nbgrader.preprocessors import (
-    CheckCellMetadata, ClearOutput, DeduplicateIds, Execute, LimitOutput, OverwriteCells,
-    OverwriteKernelspec,
-)
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute, LimitOutput
+from traitlets.config import Config
 
 from autograder.course import CourseError
 from autograder.disclosure import SecretFilter
@@ -100,12 +99,13 @@ def tampering(nb, assignment):
 
 
 def sanitise(nb, assignment):
-    """nbgrader's own autograde clean-up: clear outputs, restore locked cells, check metadata."""
+    """nbgrader's own autograde clean-up (its ``sanitize_preprocessors``: clear outputs, restore
+    locked cells, deleted ones too, check metadata)."""
     resources = {"nbgrader": {"notebook": assignment.assignment_id,
                               "assignment": assignment.assignment_id, "db_url": assignment.db_url}}
-    for preprocessor in (ClearOutput(), DeduplicateIds(), OverwriteKernelspec(),
-                         OverwriteCells(add_missing_cells=True), CheckCellMetadata()):
-        nb, resources = preprocessor.preprocess(nb, resources)
+    config = Config({"OverwriteCells": {"add_missing_cells": True}})
+    for preprocessor in Autograde(config=config).sanitize_preprocessors:
+        nb, resources = preprocessor(config=config).preprocess(nb, resources)
     return nb
 
 

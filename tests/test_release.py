@@ -1,16 +1,15 @@
 """release/ is generated from source/, in sync, stripped, and leaks no solution or hidden test."""
-import re
+import functools
 
 import nbformat
 import pytest
 from nbgrader.validator import Validator
 
 from autograder.cases import CASE_NAME
-from autograder.course import answer_cells, graded_tests
+from autograder.course import answer_cells, graded_tests, hidden_regions
 from autograder.release import generate, same_tree
 from conftest import ASSIGNMENTS, ROOT
 
-REGION = re.compile(r"### BEGIN (SOLUTION|HIDDEN TESTS)\n(.*?)### END \1", re.S)
 
 
 def notebooks_under(*folders):
@@ -54,9 +53,10 @@ def hidden_snippets(course):
     secret, shown = set(), set()
     for assignment_id in ASSIGNMENTS:
         for cell in course.source_notebook(assignment_id).cells:
-            for match in REGION.finditer(cell.source):
-                secret |= pairs(match[2])
-            shown |= pairs(REGION.sub("", cell.source))
+            regions = hidden_regions(cell.source)
+            for region in regions:
+                secret |= pairs(region)
+            shown |= pairs(functools.reduce(lambda text, region: text.replace(region, ""), regions, cell.source))
     return secret - shown
 
 
