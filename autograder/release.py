@@ -1,4 +1,5 @@
 """Generate release/ from source/ through nbgrader, deterministically and atomically."""
+import filecmp
 import shutil
 import tempfile
 from pathlib import Path
@@ -34,34 +35,37 @@ def normalise(path):
 def release(course, ids):
     """Regenerate ``release/ID`` for each id; returns the ids whose release changed.
 
-    Everything is generated in a temporary folder first; release/ is touched only after all ids
-    succeeded, one folder swap per id, so a failure leaves release/ as it was.
+    Everything is generated in a temporary folder and copied beside release/ first; release/ is
+    touched only after all of that succeeded, by one rename swap per id, so a failure before the
+    swaps leaves release/ as it was.
     """
-    changed = []
     with tempfile.TemporaryDirectory(prefix="finite-release-") as workdir:
         generated = generate(course, ids, workdir) / "release"
         course.release.mkdir(exist_ok=True)
-        for assignment_id in ids:
-            new, old = generated / assignment_id, course.release / assignment_id
-            if old.exists() and same_tree(new, old):
-                continue
-            staged = course.release / f".{assignment_id}.new"
-            shutil.rmtree(staged, ignore_errors=True)
-            shutil.copytree(new, staged)
+        changed = [i for i in ids if not ((course.release / i).exists() and same_tree(generated / i, course.release / i))]
+        staged = {i: course.release / f".{i}.new" for i in changed}
+        try:  # copy every changed assignment beside release/ first: a failure here changes nothing
+            for assignment_id, folder in staged.items():
+                shutil.rmtree(folder, ignore_errors=True)
+                shutil.copytree(generated / assignment_id, folder)
+        except BaseException:
+            for folder in staged.values():
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
+        for assignment_id, folder in staged.items():  # then one rename swap per assignment
+            old, retired = course.release / assignment_id, course.release / f".{assignment_id}.old"
             if old.exists():
-                retired = course.release / f".{assignment_id}.old"
                 shutil.rmtree(retired, ignore_errors=True)
                 old.rename(retired)
-                staged.rename(old)
-                shutil.rmtree(retired)
-            else:
-                staged.rename(old)
-            changed.append(assignment_id)
+            folder.rename(old)
+            shutil.rmtree(retired, ignore_errors=True)
     return changed
 
 
-def same_tree(a, b):
+def same_tree(a, b) -> bool:
     """True when two folders hold the same files with the same bytes."""
-    files_a = sorted(p.relative_to(a) for p in Path(a).rglob("*") if p.is_file())
-    files_b = sorted(p.relative_to(b) for p in Path(b).rglob("*") if p.is_file())
-    return files_a == files_b and all((a / f).read_bytes() == (b / f).read_bytes() for f in files_a)
+    comparison = filecmp.dircmp(a, b)
+    if comparison.left_only or comparison.right_only or comparison.funny_files:
+        return False
+    _, mismatch, errors = filecmp.cmpfiles(a, b, comparison.common_files, shallow=False)
+    return not mismatch and not errors and all(same_tree(Path(a) / d, Path(b) / d) for d in comparison.common_dirs)

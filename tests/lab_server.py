@@ -57,7 +57,7 @@ class LabServer:
         self.log = open(self.workdir / "lab.log", "w")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
-             f"--port={self.port}", f"--IdentityProvider.token={self.token}", "--allow-root",
+             f"--port={self.port}", "--ServerApp.port_retries=0", f"--IdentityProvider.token={self.token}", "--allow-root",
              f"--ServerApp.root_dir={self.course}", "--ServerApp.open_browser=False"],
             cwd=self.course, env=self.env, stdout=self.log, stderr=subprocess.STDOUT,
         )

@@ -1,0 +1,134 @@
+"""The batch machinery with no kernel: expectations, the check report, resume, refusals, release's swap."""
+import io
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import release as release_module
+from autograder.batch import check_folders, finished, result_path, write_atomic
+from autograder.cases import Case
+from autograder.check import report
+from autograder.cli import summary
+from autograder.course import CourseError
+from autograder.grading import Result
+
+TESTS = {"test_a": 2, "test_b": 3}
+
+
+def result(student, scores, status="graded", judged=None, **kw):
+    return Result(student, "x", status, scores, 5.0, judged=judged or {t: 1.0 for t in scores}, **kw)
+
+
+def test_case_expectations():
+    assert Case("solution").expected(TESTS) == {"test_a": 2, "test_b": 3}
+    assert Case("blank", blank=True).expected(TESTS) == {"test_a": 0, "test_b": 0}
+    assert Case("a--wrong--x", failing="test_a").expected(TESTS) == {"test_a": 0, "test_b": 3}
+
+
+def test_check_report_flags_every_kind_of_mismatch():
+    cases = [Case("solution"), Case("blank", blank=True), Case("a--wrong--x", failing="test_a"),
+             Case("b--wrong--kernel_only", failing="test_b"), Case("b--right--y"), Case("a--wrong--died", failing="test_a")]
+    results = {
+        "solution": result("solution", {"test_a": 2.0, "test_b": 3.0}),
+        "blank": result("blank", {"test_a": 0.0, "test_b": 0.0}, judged={"test_a": 0.0, "test_b": 0.0}),
+        "a__wrong__x": result("a__wrong__x", {"test_a": 0.0, "test_b": 3.0}, judged={"test_a": 0.0, "test_b": 1.0},
+                              caught_by_visible=["test_a"]),
+        # right score, but only because the kernel reported an error: a cheat would pass
+        "b__wrong__kernel_only": result("b__wrong__kernel_only", {"test_a": 2.0, "test_b": 0.0}),
+        "b__right__y": result("b__right__y", {"test_a": 2.0, "test_b": 2.0}),
+        "a__wrong__died": result("a__wrong__died", {"test_a": 0.0, "test_b": 3.0}, status="kernel_died",
+                                 judged={"test_a": 0.0, "test_b": 1.0}),
+    }
+    out = io.StringIO()
+    assert report("x", cases, TESTS, results, out) == 3
+    rows = {line.split()[0]: line for line in out.getvalue().splitlines()[2:] if line.startswith("  ") and "--" in line}
+    assert rows["a--wrong--x"].endswith(" ok")
+    assert "fails only in the kernel" in rows["b--wrong--kernel_only"]
+    assert "test_b got 2 want 3" in rows["b--right--y"]
+    assert "status kernel_died" in rows["a--wrong--died"]
+    assert "visible tests alone catch 1 of 3 wrong answers (33 %" in out.getvalue()
+
+
+def test_resume_keeps_a_result_only_for_the_same_submission_assignment_and_fingerprint(tmp_path):
+    stored = result("ann", {"test_a": 2.0}, submission_sha256="abc", fingerprint="f1")
+    write_atomic(result_path(tmp_path, "ann"), stored.to_json())
+    assert finished(tmp_path, "ann", "abc", "x", "f1") == stored
+    assert finished(tmp_path, "ann", "abd", "x", "f1") is None  # the submission changed
+    assert finished(tmp_path, "ann", "abc", "y", "f1") is None  # another assignment
+    assert finished(tmp_path, "ann", "abc", "x", "f2") is None  # tests, limits or versions changed
+    assert finished(tmp_path, "bob", "abc", "x", "f1") is None
+    result_path(tmp_path, "bob").write_text("{not json")
+    assert finished(tmp_path, "bob", "abc", "x", "f1") is None
+
+
+def test_write_atomic_leaves_no_temp_file_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "grades.csv"
+    target.write_text("old")
+    monkeypatch.setattr("os.replace", lambda *a: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError):
+        write_atomic(target, "new")
+    assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
+
+
+def test_refusals_before_anything_runs(tmp_path, course):
+    submitted = tmp_path / "submitted"
+    submitted.mkdir()
+    with pytest.raises(CourseError, match="not a folder"):
+        check_folders(course, tmp_path / "nowhere", tmp_path / "out")
+    with pytest.raises(CourseError, match="inside the submissions folder"):
+        check_folders(course, submitted, submitted / "out")
+    exposed = Path(sys.prefix) / "finite-layout-test"
+    exposed.mkdir()
+    try:
+        with pytest.raises(CourseError, match="unsafe layout"):
+            check_folders(course, exposed, tmp_path / "out")
+    finally:
+        exposed.rmdir()
+
+
+def test_release_leaves_release_untouched_when_a_swap_fails_midway(tmp_path, monkeypatch):
+    class FakeCourse:
+        release = tmp_path / "release"
+
+    for name in ("a", "b"):
+        (FakeCourse.release / name).mkdir(parents=True)
+        (FakeCourse.release / name / f"{name}.ipynb").write_text("old")
+    generated = tmp_path / "work" / "course" / "release"
+
+    def fake_generate(course, ids, workdir):
+        for name in ids:
+            (generated / name).mkdir(parents=True, exist_ok=True)
+            (generated / name / f"{name}.ipynb").write_text("new")
+        return generated.parent
+
+    copies, copytree, fail_on = [], shutil.copytree, {2}
+
+    def failing_copytree(src, dst, *args, **kwargs):
+        copies.append(src)
+        if len(copies) in fail_on:
+            raise OSError("disk full")
+        return copytree(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(release_module, "generate", fake_generate)
+    monkeypatch.setattr(release_module.shutil, "copytree", failing_copytree)
+    with pytest.raises(OSError):
+        release_module.release(FakeCourse, ["a", "b"])
+    contents = {p.parent.name: p.read_text() for p in FakeCourse.release.glob("*/*.ipynb")}
+    assert contents == {"a": "old", "b": "old"}, "a failure midway must leave every assignment as it was"
+    assert sorted(p.name for p in FakeCourse.release.iterdir()) == ["a", "b"], "staged copies left behind"
+    fail_on.clear()
+    assert release_module.release(FakeCourse, ["a", "b"]) == ["a", "b"]
+    assert {p.parent.name: p.read_text() for p in FakeCourse.release.glob("*/*.ipynb")} == {"a": "new", "b": "new"}
+
+
+def test_terminal_summary_names_students_who_need_a_look():
+    results = [result("ann", {"test_a": 2.0}), result("bob", {"test_a": 0.0}, status="timeout", notes=["cell 3 ran over"]),
+               result("cy", {}, status="missing", notes=["no notebook was submitted"]),
+               result("dee", {}, status="missing"), result("eve", {}, status="missing")]
+    text = summary(results)
+    assert text.splitlines()[0] == "5 students: 1 graded, 3 missing, 1 timeout"
+    assert "  bob: timeout; cell 3 ran over" in text and "ann" not in text
+    assert "warning: 3 of 5 students have no notebook" in text
