@@ -98,13 +98,28 @@ def released_notebook(course, assignment_id):
     return read_notebook(course.release / assignment_id / f"{assignment_id}.ipynb")
 
 
-def find_submissions(submitted, assignment_id):
-    """{student: notebook path or None} for every student folder in ``submitted``."""
+def find_submissions(submitted, assignment_id) -> dict:
+    """{student: (notebook path or None, note)} for every student folder in ``submitted``.
+
+    The notebook is ``<student>/<ID>/<ID>.ipynb``; failing that, the one notebook in the student's
+    folder whose name starts with the assignment id (``ID (1).ipynb``, a flat ``<student>/ID.ipynb``)
+    is graded with a note saying so.
+    """
     students = {}
     for folder in sorted(Path(submitted).iterdir()):
-        if folder.is_dir() and not folder.name.startswith("."):
-            path = folder / assignment_id / f"{assignment_id}.ipynb"
-            students[folder.name] = path if path.is_file() else None
+        if not folder.is_dir() or folder.name.startswith("."):
+            continue
+        path = folder / assignment_id / f"{assignment_id}.ipynb"
+        if path.is_file():
+            students[folder.name] = (path, "")
+            continue
+        found = [p for p in folder.rglob(f"{assignment_id}*.ipynb")
+                 if ".ipynb_checkpoints" not in p.parts and p.is_file()]
+        if len(found) == 1:
+            where = found[0].relative_to(folder)
+            students[folder.name] = (found[0], f"graded {where}: the expected place is {assignment_id}/{assignment_id}.ipynb")
+        else:
+            students[folder.name] = (None, "")
     return students
 
 
@@ -234,7 +249,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         if gradebook:
             register_assignment(gradebook, assignment.db_url, assignment_id)
         results, todo = [], []
-        for student, path in students.items():
+        for student, (path, _) in students.items():
             digest = sha256(path)
             earlier = None if regrade else finished(out, student, digest, assignment_id, stamp)
             if earlier:
@@ -249,7 +264,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                    desc=f"grading {assignment_id}", file=sys.stderr)
         futures = {}
         for student, path, digest in todo:
-            ended, admitted = admit(student, path, assignment, digest)
+            ended, admitted = admit(student, path, assignment, digest, students[student][1])
             if ended:
                 results.append(finish(ended, None, assignment, out, stamp, gradebook))
                 bar.update()

@@ -270,24 +270,28 @@ def reference_observations(assignment, solved, limits) -> dict:
     return found
 
 
-def admit(student, path, assignment, digest=""):
-    """Read, check and restore one submission before it runs (trusted side).
+def admit(student, path, assignment, digest="", note=""):
+    """Read, check and restore one submission before it runs (trusted side); ``note`` (where the
+    notebook was found) starts its notes.
 
     Returns (Result, None) when it ends here (missing, unreadable), else (None, (notebook, notes)).
     """
+    first = [note] if note else []
     zero = {name: 0.0 for name in assignment.tests}
     base = dict(student=student, assignment=assignment.assignment_id, max_score=assignment.max_score,
                 submission_sha256=digest)
     if path is None or not Path(path).is_file():
-        return Result(status=Status.MISSING.value, scores=zero, notes=["no notebook was submitted"], **base), None
+        return Result(status=Status.MISSING.value, scores=zero,
+                      notes=[f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb was found"],
+                      **base), None
     try:
         nb = nbformat.reads(Path(path).read_text(encoding="utf-8"), as_version=4)
         nbformat.validate(nb)
-        notes = tampering(nb, assignment)
+        notes = first + tampering(nb, assignment)
         nb = sanitise(nb, assignment)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        return Result(status=Status.UNREADABLE.value, scores=zero, notes=[f"not a readable notebook: {why}"],
+        return Result(status=Status.UNREADABLE.value, scores=zero, notes=first + [f"not a readable notebook: {why}"],
                       **base), None
     return None, (nb, notes)
 

@@ -27,7 +27,7 @@ from make_fixture_course import ASSIGNMENT, SECRET_TEST, make_course  # noqa: E4
 GOOD_DOUBLE = "def double(x):\n    return x + x"
 GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
 WRONG_TRIPLE = "def triple(x):\n    return 3 + x"
-DAEMON_MARK = "987654"
+DAEMON_MARK = str(900_000 + os.getpid() % 99_999)  # unique per run: parallel runs must not see each other's
 # Every later cell reports success: errors cleared from the result, tracebacks never shown.
 PATCH_RUN_CELL = """
 _shell = get_ipython()
@@ -145,6 +145,9 @@ def world(tmp_path_factory):
     submit("spy", {"double": GOOD_DOUBLE + "\nseen = []\nget_ipython().events.register("
                    "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
                    "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
+    for student, place in (("flat", f"{ASSIGNMENT}.ipynb"), ("renamed", f"{ASSIGNMENT}/{ASSIGNMENT} (1).ipynb")):
+        submit(student, {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE})
+        own(student).rename(submitted / student / place)
     (submitted / "garbled" / ASSIGNMENT).mkdir(parents=True)
     (submitted / "garbled" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text('{"cells": [')
     (submitted / "hollow" / ASSIGNMENT).mkdir(parents=True)
@@ -173,7 +176,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 22
+    assert len(world["rows"]) == 24
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "notes"]
     assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
@@ -372,3 +375,10 @@ def test_changing_a_hidden_test_regrades_everyone_and_nothing_else_does(tmp_path
     assert changed.returncode == 0 and "already graded" not in changed.stderr
     forced = run_cli(*command, "--regrade")
     assert forced.returncode == 0 and "already graded" not in forced.stderr
+
+
+def test_a_misplaced_or_renamed_notebook_is_graded_with_a_note(world):
+    for student, place in (("flat", "fx.ipynb"), ("renamed", "fx/fx (1).ipynb")):
+        row = world["rows"][student]
+        assert row["status"] == "graded" and row["score"] == "5", row
+        assert row["notes"].startswith(f"graded {place}: the expected place is fx/fx.ipynb"), row
