@@ -32,6 +32,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 lab: $(STAMP)
+	mkdir -p .exchange  # nbgrader's exchange (Assignments tab) lives in the course
 	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) $(ROOT_FLAG)
 
 test: $(STAMP) sysdeps

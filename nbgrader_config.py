@@ -7,11 +7,13 @@ ROOT = os.path.dirname(os.path.abspath(__file__))
 
 c.CourseDirectory.course_id = "finite"
 c.CourseDirectory.root = ROOT
-# Only notebooks travel from source/ to release/ and from submissions to grading.
+# Only notebooks travel from source/ to release/ and from submissions to grading, plus what
+# nbgrader's exchange writes at submit: timestamp.txt (late penalties, `collect --update`) and
+# submission_secret.txt (`release_feedback` needs it).
 c.CourseDirectory.ignore = [
-    ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py", "*.md", "*.txt",
+    ".ipynb_checkpoints", "*.pyc", "__pycache__", "feedback", "*.py", "*.md",
 ]
-c.CourseDirectory.include = ["*.ipynb"]
+c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"]
 
 # A writable exchange inside the course (git-ignored), instead of /srv/nbgrader/exchange.
 c.Exchange.root = os.path.join(ROOT, ".exchange")

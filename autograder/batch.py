@@ -21,7 +21,7 @@ from autograder import feedback
 from autograder.cases import Case, build_submission
 from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
 from autograder.disclosure import SecretFilter, assertion_templates
-from autograder.gradebook import course_gradebook, record, register_assignment
+from autograder.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
 from autograder.grading import Assignment, Result, admit, conclude, reference_observations, run_in_sandbox
 from autograder.judge import Observation
 from autograder.release import generate
@@ -144,15 +144,16 @@ def finished(out, student, digest, assignment_id, fingerprint):
     return Result(**stored)
 
 
-def finish(result, nb, assignment, out, fingerprint, gradebook):
+def finish(result, nb, assignment, out, fingerprint, gradebook, course, path):
     """Write one student's feedback, then the result (last, so a result means done), then the
-    gradebook entry."""
-    result.fingerprint = fingerprint
-    write_atomic(Path(out) / "feedback" / result.student / f"{assignment.assignment_id}.html",
-                 feedback.render(result, nb, assignment))
+    gradebook entry and the page for ``nbgrader release_feedback``."""
+    result.fingerprint, result.submitted_at = fingerprint, submission_timestamp(path)
+    page = Path(out) / "feedback" / result.student / f"{assignment.assignment_id}.html"
+    write_atomic(page, feedback.render(result, nb, assignment))
     write_atomic(result_path(out, result.student), result.to_json())
     if gradebook:
         record(gradebook, result)
+        stage_feedback(course, path, result.student, assignment.assignment_id, page)
     return result
 
 
@@ -266,20 +267,20 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         for student, path, digest in todo:
             ended, admitted = admit(student, path, assignment, digest, students[student][1])
             if ended:
-                results.append(finish(ended, None, assignment, out, stamp, gradebook))
+                results.append(finish(ended, None, assignment, out, stamp, gradebook, course, path))
                 bar.update()
             else:
                 nb, notes = admitted
-                futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (student, digest, notes)
+                futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (student, path, digest, notes)
         try:
             for future in as_completed(futures):
-                student, digest, notes = futures[future]
+                student, path, digest, notes = futures[future]
                 try:
                     executed, ran, outcome = future.result()
                 except Exception as error:
                     raise CourseError(f"grading {student} failed: {error}") from error
                 result, nb = conclude(student, executed, ran, outcome, notes, assignment, limits, digest)
-                results.append(finish(result, nb, assignment, out, stamp, gradebook))
+                results.append(finish(result, nb, assignment, out, stamp, gradebook, course, path))
                 bar.set_postfix_str(f"{student}: {result.status}")
                 bar.update()
         except BaseException:

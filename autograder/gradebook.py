@@ -1,8 +1,12 @@
-"""Record autograded scores in the course's nbgrader gradebook, so the formgrader, manual grading
-and ``nbgrader export`` see them. Only the trusted process writes, one student at a time."""
+"""nbgrader integration: record autograded scores in the course's gradebook (so the formgrader,
+manual grading and ``nbgrader export`` see them) and stage feedback pages where nbgrader's
+``release_feedback`` finds them. Only the trusted process writes, one student at a time."""
+import shutil
 from contextlib import contextmanager
+from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.utils import parse_utc
 from sqlalchemy.exc import SQLAlchemyError
 
 from autograder.course import CourseError
@@ -43,11 +47,12 @@ def record(gradebook, result) -> None:
     """Write one student's autograded scores: all of them, or (on any failure) none."""
     assignment_id, student = result.assignment, result.student
     gradebook.update_or_create_student(student)
+    timestamp = parse_utc(result.submitted_at) if result.submitted_at else None
     try:
-        gradebook.find_submission(assignment_id, student)
+        gradebook.find_submission(assignment_id, student).timestamp = timestamp
         created = False
     except MissingEntry:
-        gradebook.add_submission(assignment_id, student)
+        gradebook.add_submission(assignment_id, student, timestamp=timestamp)
         created = True
     try:
         for test, points in result.scores.items():
@@ -58,3 +63,22 @@ def record(gradebook, result) -> None:
         if created:
             gradebook.remove_submission(assignment_id, student)
         raise
+
+
+def submission_timestamp(path) -> str:
+    """The time nbgrader's exchange recorded at submit (``timestamp.txt`` beside the notebook), or ""."""
+    stamp = Path(path).parent / "timestamp.txt" if path else None
+    return stamp.read_text().strip()[:64] if stamp and stamp.is_file() else ""
+
+
+def stage_feedback(course, path, student: str, assignment_id: str, page) -> None:
+    """Put a student's feedback page where ``nbgrader release_feedback`` looks for it, when the
+    submission came through nbgrader's exchange (it has the submission secret)."""
+    secret = Path(path).parent / "submission_secret.txt" if path else None
+    if not (secret and secret.is_file() and (secret.parent / "timestamp.txt").is_file()):
+        return
+    folder = course.root / "feedback" / student / assignment_id
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(page, folder / f"{assignment_id}.html")
+    for name in ("timestamp.txt", "submission_secret.txt"):
+        shutil.copyfile(secret.parent / name, folder / name)

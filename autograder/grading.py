@@ -37,6 +37,7 @@ class Result:
     max_score: float
     submission_sha256: str = ""
     fingerprint: str = ""  # of the assignment, limits and versions it was graded with
+    submitted_at: str = ""  # nbgrader's timestamp.txt, when the submission came through its exchange
     notes: list = field(default_factory=list)  # tampering and limits, shown in feedback
     errors: dict = field(default_factory=dict)  # test grade_id -> why it lost points (safe to show)
     caught_by_visible: list = field(default_factory=list)  # tests failed in their visible part (for check)
