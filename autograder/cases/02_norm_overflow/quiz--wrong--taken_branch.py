@@ -1,5 +1,7 @@
-# WRONG: q2 blames the branch that is taken; the NaN comes from the branch not taken.
-q1 = "b"
+# WRONG on every question: blames the value that is visible rather than the intermediate. The
+# norm "is too big" (q1 a), the taken branch overflows (q2 b), float16 has no exact zero (q3 b),
+# and eps can be ignored so the denominator reaches 0 (q4 c).
+q1 = "a"
 q2 = "b"
-q3 = "a"
-q4 = "d"
+q3 = "b"
+q4 = "c"
