@@ -1,0 +1,65 @@
+"""Day one through nbgrader's exchange: release, fetch, submit, collect, grade, export, feedback."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import ROOT, run_cli
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("bwrap") is None and not os.environ.get("CI"),
+    reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
+)
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
+
+
+def nbgrader(*args, cwd):
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+def test_exchange_round_trip_with_our_grader(tmp_path):
+    course = make_course(tmp_path / "course")
+    exchange = [f"--Exchange.root={course / '.exchange'}", "--course", "finite"]
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course)
+    nbgrader("release_assignment", ASSIGNMENT, cwd=course)
+    for student, triple in (("alice", "return 3 * x"), ("bob", "return 3 + x")):
+        home = tmp_path / student
+        home.mkdir()
+        nbgrader("fetch_assignment", ASSIGNMENT, *exchange, cwd=home)
+        path = home / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id == "double":
+                cell.source = "def double(x):\n    return 2 * x"
+            elif grade_id == "triple":
+                cell.source = f"def triple(x):\n    {triple}"
+        nbformat.write(nb, path)
+        nbgrader("submit", ASSIGNMENT, *exchange, f"--CourseDirectory.student_id={student}", cwd=home)
+    nbgrader("collect", ASSIGNMENT, cwd=course)
+    assert (course / "submitted" / "alice" / ASSIGNMENT / "timestamp.txt").is_file()
+
+    done = run_cli("--course", str(course), "grade", str(course / "submitted"), "--assignment", ASSIGNMENT,
+                   "--out", str(course / "grading" / ASSIGNMENT), "--workers", "2")
+    assert done.returncode == 0, done.stderr
+
+    nbgrader("export", "--to", str(tmp_path / "grades.csv"), cwd=course)
+    exported = {r["student_id"]: r for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    assert float(exported["alice"]["raw_score"]) == 5 and float(exported["bob"]["raw_score"]) == 2
+    assert exported["alice"]["timestamp"] not in ("", "None")
+
+    nbgrader("release_feedback", ASSIGNMENT, cwd=course)
+    nbgrader("fetch_feedback", ASSIGNMENT, *exchange, "--CourseDirectory.student_id=alice", cwd=tmp_path / "alice")
+    # One OS user plays both students here, so nbgrader hands both pages back; each is its student's.
+    pages = {p.parent.name: p.read_text() for p in (tmp_path / "alice" / ASSIGNMENT / "feedback").rglob("*.html")}
+    assert any("feedback for alice" in page and "5 / 5" in page for page in pages.values()), pages.keys()
