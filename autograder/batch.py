@@ -167,33 +167,39 @@ def write_table(results, assignment, out):
     write_atomic(Path(out) / "grades.csv", buffer.getvalue())
 
 
-def write_summary(results, assignment, out):
-    """summary.png: score distribution per test cell, and of the total."""
-    import matplotlib
+def write_summary(results, assignment, out) -> None:
+    """summary.png: full marks per test cell, how many students got each total, and the statuses."""
+    from collections import Counter
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
+    fig = Figure(figsize=(13, 4))
+    cells, totals, statuses = fig.subplots(1, 3, gridspec_kw={"width_ratios": [2, 1.5, 1]})
     tests = list(assignment.tests)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2, 1]})
     passed = [sum(r.scores.get(t, 0) >= p for r in results) for t, p in assignment.tests.items()]
-    left.barh(tests, passed, color="#1a7f37")
-    left.barh(tests, [len(results) - n for n in passed], left=passed, color="#cf222e")
-    left.set_xlabel(f"students (green: full marks, red: not) of {len(results)}")
-    left.invert_yaxis()
-    left.set_title("per test cell")
-    right.hist([r.score for r in results], bins=min(20, int(assignment.max_score) + 1),
-               range=(0, assignment.max_score), color="#0969da")
-    right.yaxis.set_major_locator(MaxNLocator(integer=True))
-    right.set_xlabel(f"score (max {assignment.max_score:g})")
-    right.set_ylabel("students")
-    right.set_title("total")
+    cells.barh(tests, passed, color="#1a7f37", label="full marks")
+    cells.barh(tests, [len(results) - n for n in passed], left=passed, color="#cf222e", label="not")
+    cells.set_xlabel(f"students, of {len(results)}")
+    cells.xaxis.set_major_locator(MaxNLocator(integer=True))
+    cells.invert_yaxis()
+    cells.legend(loc="lower right")
+    cells.set_title("per test cell")
+    counts = Counter(round(r.score, 2) for r in results)
+    totals.bar([f"{score:g}" for score in sorted(counts)], [counts[score] for score in sorted(counts)], color="#0969da")
+    totals.yaxis.set_major_locator(MaxNLocator(integer=True))
+    totals.set_xlabel(f"score (max {assignment.max_score:g})")
+    totals.set_ylabel("students")
+    totals.set_title("total: one bar per score")
+    by_status = Counter(r.status for r in results)
+    statuses.barh(list(by_status), list(by_status.values()), color="#8250df")
+    statuses.xaxis.set_major_locator(MaxNLocator(integer=True))
+    statuses.invert_yaxis()
+    statuses.set_title("status")
     fig.suptitle(f"{assignment.assignment_id}: {len(results)} students")
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
-    plt.close(fig)
     write_atomic(Path(out) / "summary.png", buffer.getvalue())
 
 
