@@ -1,6 +1,7 @@
 # Right, written differently: module names from global module hooks (filtered to this model) in
-# forward and from full backward hooks in backward; only op outputs are checked; the check stops
-# the step early by raising, and the phase comes from a flag set by the first op in the engine.
+# forward and from full backward hooks in backward (no ModuleTracker); outputs and written arguments
+# are gathered by walking the schema's returns and arguments; the check stops the step early by
+# raising, and the phase comes from a flag set by the first op in the engine.
 from torch.nn.modules import module as module_globals
 
 
@@ -40,7 +41,11 @@ def diagnose(path):
             seen["backward"] = seen["backward"] or in_engine
             if func.__name__.startswith(("empty", "new_empty")):
                 return out
-            for leaf in tree_leaves(out):
+            written = [value for arg, value in zip(func._schema.arguments, args)
+                       if arg.alias_info is not None and arg.alias_info.is_write]
+            written += [kwargs[arg.name] for arg in func._schema.arguments[len(args):]
+                        if arg.alias_info is not None and arg.alias_info.is_write and arg.name in (kwargs or {})]
+            for leaf in tree_leaves([out, written]):
                 if isinstance(leaf, torch.Tensor) and leaf.dtype.is_floating_point:
                     if torch.isnan(leaf).any() or torch.isinf(leaf).any():
                         if in_engine:

@@ -1,0 +1,47 @@
+# Wrong: starts the optimizer phase at optimizer.step() instead of at the end of the backward pass,
+# so unscaling (and clipping) count as "forward".
+def diagnose(path):
+    state = torch.load(path, weights_only=False)
+    trainer = state["make_trainer"]()
+    trainer.model.load_state_dict(state["model"])
+    trainer.optimizer.load_state_dict(state["optimizer"])
+    trainer.scaler.load_state_dict(state["scaler"])
+    found = []  # the first non-finite result, as the dict to return
+    in_step = []
+
+    class FirstNonFinite(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            node = torch._C._current_autograd_node()
+            op = str(func)
+            if found or op.startswith(("aten.empty", "aten.new_empty")):
+                return out
+            results = tree_leaves(out)
+            for i, arg in enumerate(func._schema.arguments):  # the tensors it writes in place
+                if arg.alias_info is not None and arg.alias_info.is_write:
+                    results += tree_leaves(args[i] if i < len(args) else kwargs.get(arg.name))
+            if any(isinstance(t, torch.Tensor) and t.is_floating_point() and not torch.isfinite(t).all()
+                   for t in results):
+                if node is not None:
+                    found.append({"phase": "backward", "op": op, "module": ModuleTracker.module_of(node)})
+                elif in_step:
+                    found.append({"phase": "optimizer", "op": op, "module": None})
+                else:
+                    found.append({"phase": "forward", "op": op, "module": tracker.current()})
+            return out
+
+    rng = state["rng"]
+    torch.set_rng_state(rng["torch"])
+    random.setstate(rng["python"])
+    np.random.set_state(rng["numpy"])
+    real_step = trainer.optimizer.step
+
+    def step(*args, **kwargs):
+        in_step.append(True)
+        return real_step(*args, **kwargs)
+
+    trainer.optimizer.step = step
+    with ModuleTracker(trainer.model) as tracker, FirstNonFinite():
+        trainer(state["batch"])
+    return found[0] if found else None

@@ -1,0 +1,40 @@
+# Wrong: checks only the tensors an op returns, not the ones it writes in place, so an op that
+# returns nothing (unscaling, a _foreach_ update) is never blamed: the diagnosis names a later op,
+# or none at all.
+def diagnose(path):
+    state = torch.load(path, weights_only=False)
+    trainer = state["make_trainer"]()
+    trainer.model.load_state_dict(state["model"])
+    trainer.optimizer.load_state_dict(state["optimizer"])
+    trainer.scaler.load_state_dict(state["scaler"])
+    found = []  # the first non-finite result, as the dict to return
+    backward_started = []
+
+    class FirstNonFinite(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            out = func(*args, **kwargs)
+            node = torch._C._current_autograd_node()
+            if node is not None:
+                backward_started.append(True)
+            op = str(func)
+            if found or op.startswith(("aten.empty", "aten.new_empty")):
+                return out
+            results = tree_leaves(out)
+            if any(isinstance(t, torch.Tensor) and t.is_floating_point() and not torch.isfinite(t).all()
+                   for t in results):
+                if node is not None:
+                    found.append({"phase": "backward", "op": op, "module": ModuleTracker.module_of(node)})
+                elif backward_started:
+                    found.append({"phase": "optimizer", "op": op, "module": None})
+                else:
+                    found.append({"phase": "forward", "op": op, "module": tracker.current()})
+            return out
+
+    rng = state["rng"]
+    torch.set_rng_state(rng["torch"])
+    random.setstate(rng["python"])
+    np.random.set_state(rng["numpy"])
+    with ModuleTracker(trainer.model) as tracker, FirstNonFinite():
+        trainer(state["batch"])
+    return found[0] if found else None
