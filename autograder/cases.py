@@ -2,7 +2,8 @@
 
 A case is ``autograder/cases/ID/<grade_id>--<wrong|right>--<slug>.py``; its text replaces the
 answer cell ``<grade_id>`` while every other answer cell holds the source solution.
-``wrong`` must score 0 on ``test_<grade_id>`` and full marks elsewhere; ``right`` full marks.
+``wrong`` must score 0 on ``test_<grade_id>`` and full marks elsewhere; ``partial`` (for cells
+graded in groups, such as a quiz) some but not all of that cell's points; ``right`` full marks.
 """
 import re
 from dataclasses import dataclass, field
@@ -11,7 +12,7 @@ import nbformat
 
 from autograder.course import CourseError, answer_cells
 
-CASE_NAME = re.compile(r"^(?P<grade_id>[A-Za-z_][A-Za-z0-9_]*)--(?P<verdict>wrong|right)--(?P<slug>[a-z0-9_]+)\.py$")
+CASE_NAME = re.compile(r"^(?P<grade_id>[A-Za-z_][A-Za-z0-9_]*)--(?P<verdict>wrong|partial|right)--(?P<slug>[a-z0-9_]+)\.py$")
 
 
 @dataclass
@@ -22,12 +23,15 @@ class Case:
     answers: dict = field(default_factory=dict)  # grade_id -> replacement source
     blank: bool = False  # submit the untouched release
     failing: str = ""  # the test cell that must score 0 ("" when all must pass)
+    partial: str = ""  # the test cell that must score some but not all of its points (groups)
 
     def expected(self, tests):
-        """{test grade_id: expected points} given {test grade_id: max points}."""
+        """{test grade_id: expected points} given {test grade_id: max points}; a ``partial`` cell's
+        entry is None (checked separately: strictly between 0 and its points)."""
         if self.blank:
             return {name: 0 for name in tests}
-        return {name: (0 if name == self.failing else points) for name, points in tests.items()}
+        return {name: (0 if name == self.failing else None if name == self.partial else points)
+                for name, points in tests.items()}
 
 
 def load_cases(course, assignment_id, answer_ids):
@@ -47,8 +51,9 @@ def load_cases(course, assignment_id, answer_ids):
         grade_id = match["grade_id"]
         if grade_id not in answer_ids:
             raise CourseError(f"{path}: {assignment_id} has no answer cell {grade_id!r}")
-        failing = f"test_{grade_id}" if match["verdict"] == "wrong" else ""
-        cases.append(Case(path.stem, {grade_id: path.read_text()}, failing=failing))
+        test = f"test_{grade_id}"
+        cases.append(Case(path.stem, {grade_id: path.read_text()}, failing=test if match["verdict"] == "wrong" else "",
+                          partial=test if match["verdict"] == "partial" else ""))
     return cases
 
 

@@ -45,13 +45,16 @@ def report(assignment_id, cases, tests, results, out) -> int:
     for case in cases:
         result = results[student_id(case)]
         expected = case.expected(tests)
-        wrong = {t: (result.scores.get(t, 0.0), expected[t]) for t in tests if result.scores.get(t, 0.0) != expected[t]}
+        wrong = {t: (result.scores.get(t, 0.0), expected[t]) for t in tests
+                 if expected[t] is not None and result.scores.get(t, 0.0) != expected[t]}
+        if case.partial and not 0 < result.scores.get(case.partial, 0.0) < tests[case.partial]:
+            wrong[case.partial] = (result.scores.get(case.partial, 0.0), "some")
         detail = f"{result.score:g}/{total:g}"
-        if case.failing:
-            detail += f"  {case.failing}={result.scores.get(case.failing, 0):g}"
+        if case.failing or case.partial:
+            detail += f"  {case.failing or case.partial}={result.scores.get(case.failing or case.partial, 0):g}"
         if wrong:
-            detail += "  unexpected: " + ", ".join(f"{t} got {g:g} want {w:g} ({result.errors.get(t, '')[:120]})"
-                                                   for t, (g, w) in wrong.items())
+            detail += "  unexpected: " + ", ".join(f"{t} got {g:g} want {w if isinstance(w, str) else f'{w:g}'} "
+                                                   f"({result.errors.get(t, '')[:120]})" for t, (g, w) in wrong.items())
         if case.failing and result.judged.get(case.failing, 0.0) >= 1.0:
             detail += f"  {case.failing} fails only in the kernel: its observations match the solution's"
             wrong = wrong or {"judge": None}
@@ -75,4 +78,6 @@ def describe_expectation(case, total) -> str:
         return "0 (runs to the end)"
     if case.failing:
         return f"{case.failing}=0, rest full"
+    if case.partial:
+        return f"{case.partial} part, rest full"
     return f"{total:g}/{total:g}"

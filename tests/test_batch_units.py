@@ -132,3 +132,15 @@ def test_terminal_summary_names_students_who_need_a_look():
     assert text.splitlines()[0] == "5 students: 1 graded, 3 missing, 1 timeout"
     assert "  bob: timeout; cell 3 ran over" in text and "ann" not in text
     assert "warning: 3 of 5 students have no notebook" in text
+
+
+def test_a_partial_case_must_earn_some_but_not_all_of_its_cell():
+    tests = {"test_a": 2, "test_quiz": 2}
+    cases = [Case("quiz--partial--one", partial="test_quiz"), Case("quiz--partial--none", partial="test_quiz"),
+             Case("quiz--partial--all", partial="test_quiz")]
+    results = {"quiz__partial__one": result("quiz__partial__one", {"test_a": 2.0, "test_quiz": 1.5}),
+               "quiz__partial__none": result("quiz__partial__none", {"test_a": 2.0, "test_quiz": 0.0}),
+               "quiz__partial__all": result("quiz__partial__all", {"test_a": 2.0, "test_quiz": 2.0})}
+    out = io.StringIO()
+    assert report("x", cases, tests, results, out) == 2
+    assert "quiz--partial--one" in out.getvalue() and "want some" in out.getvalue()
