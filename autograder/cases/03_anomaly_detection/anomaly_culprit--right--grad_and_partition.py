@@ -1,8 +1,10 @@
 # Right, written differently: set_detect_anomaly (which does not warn on entry) in try/finally,
-# torch.autograd.grad on the inputs that need gradients, and string methods instead of a regex.
+# torch.autograd.grad on the inputs that need gradients, string methods instead of a regex, and
+# the warnings recorded (then dropped) rather than ignored.
 def anomaly_culprit(fn, *inputs):
     leaves = [t for t in inputs if isinstance(t, torch.Tensor) and t.requires_grad]
     with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
         torch.autograd.set_detect_anomaly(True)
         try:
             total = fn(*inputs)
