@@ -13,9 +13,8 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
+from autograder.caps import Enclosure, Usage, limit_outcome, notebook_errors
 from autograder.sandbox import QuietKernelManager, kernel_manager_class
-
-MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
 
 
 @dataclass
@@ -96,14 +95,22 @@ def sanitise(nb, assignment):
 
 
 def execute(nb, scratch, limits, sandboxed=True):
-    """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome).
+    """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome, usage).
 
+    ``usage`` is what the caps recorded (:class:`autograder.caps.Usage`), for ``limit_outcome``.
     ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs.
     """
+    if not sandboxed:
+        return _execute(nb, scratch, limits, QuietKernelManager) + (Usage(),)
+    with Enclosure(limits, scratch) as enclosure:
+        ran, outcome = _execute(nb, scratch, limits, kernel_manager_class(scratch, limits, enclosure))
+    return ran, outcome, enclosure.usage
+
+
+def _execute(nb, scratch, limits, manager):
     executor = RecordingExecute(
         timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
-        raise_on_iopub_timeout=False,
-        kernel_manager_class=kernel_manager_class(scratch, limits) if sandboxed else QuietKernelManager,
+        raise_on_iopub_timeout=False, kernel_manager_class=manager,
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
     )
     expired = threading.Event()
@@ -185,16 +192,17 @@ def grade(student, path, assignment, limits, scratch_root, digest=""):
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
         return Result(status="unreadable", scores=zero, notes=[f"not a readable notebook: {why}"], **base), None
     with tempfile.TemporaryDirectory(prefix="fg-", dir=scratch_root) as scratch:
-        ran, outcome = execute(nb, Path(scratch), limits)
+        ran, outcome, usage = execute(nb, Path(scratch), limits)
     scores, errors = score(nb, ran, assignment)
     status = {"ok": "graded"}.get(outcome, outcome)
     if status == "graded" and errors_named(nb, ("CellTimeoutError",)):
         status = "timeout"
-    if status in ("graded", "kernel_died") and errors_named(nb, MEMORY_ERRORS):
-        status = "resource_limit"
+    limit = limit_outcome(usage, limits, notebook_errors(nb))
+    if limit:
+        status, note = limit
+        notes.append(note)
     notes += {
         "timeout": [f"stopped: a cell ran over {limits.cell_timeout} s or the notebook over {limits.notebook_timeout} s"],
         "kernel_died": ["the kernel died; test cells after that point score 0"],
-        "resource_limit": [f"a cell ran out of memory (limit {limits.memory_mb} MB)"],
     }.get(status, [])
     return Result(status=status, scores=scores, notes=notes, errors=errors, **base), nb
