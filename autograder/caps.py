@@ -269,13 +269,19 @@ def tmpfs_size_problem():
     bwrap = shutil.which("bwrap")
     if not bwrap:
         return "bubblewrap (bwrap) is not installed"
+    def run(*size):
+        return subprocess.run([bwrap, "--ro-bind", "/", "/", *size, "--tmpfs", "/tmp", "true"],
+                              capture_output=True, text=True, timeout=30)
+
     try:
-        probe = subprocess.run([bwrap, "--ro-bind", "/", "/", "--size", str(MB), "--tmpfs", "/tmp", "true"],
-                               capture_output=True, text=True, timeout=30)
+        probe = run("--size", str(MB))
+        if probe.returncode == 0:
+            return None
+        plain = run()
     except (OSError, subprocess.TimeoutExpired) as error:
         return f"bwrap does not run ({error})"
-    if probe.returncode == 0:
-        return None
+    if plain.returncode != 0:
+        return f"bwrap does not run here ({(plain.stderr.strip() or f'exit {plain.returncode}').splitlines()[-1]})"
     version = subprocess.run([bwrap, "--version"], capture_output=True, text=True).stdout.strip()
     why = probe.stderr.strip().splitlines()[-1] if probe.stderr.strip() else f"exit {probe.returncode}"
     return f"{version or 'bwrap'} cannot size a tmpfs ({why}; --size needs bubblewrap 0.7.0+, not setuid)"
@@ -292,6 +298,14 @@ def socket_root():
         if left.split()[4:5] == [str(SOCKET_ROOT)] and right.split()[:1] == ["tmpfs"]:
             return SOCKET_ROOT if os.access(SOCKET_ROOT, os.W_OK | os.X_OK) else None
     return None
+
+
+def describe(limits):
+    """One line: the caps each submission gets here, and the mechanisms enforcing them."""
+    found = mechanism()
+    disk = "tmpfs sized by bubblewrap --size" if tmpfs_size_problem() is None else "RLIMIT_FSIZE per file only"
+    return (f"caps per submission: {limits.memory_mb} MB in total, {limits.max_procs} processes, "
+            f"{limits.disk_mb} MB written; cgroups: {found.describe()}; disk: {disk}")
 
 
 def missing_caps(limits):

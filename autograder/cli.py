@@ -98,11 +98,12 @@ def grade_command(course, args):
     from autograder.check import default_workers
     from autograder.sandbox import Limits
 
-    from autograder.caps import missing_caps
+    from autograder.caps import describe, missing_caps
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
                     max_procs=args.max_procs, disk_mb=args.disk_mb)
     missing = missing_caps(limits)
+    print(describe(limits), file=sys.stderr)
     for line in missing:
         print(f"cap not enforced: {line}", file=sys.stderr)
     if missing and not args.allow_uncapped:

@@ -213,7 +213,7 @@ def test_bubblewrap_without_size_is_a_missing_disk_cap(course, tmp_path, monkeyp
     fake = tmp_path / "bin"
     fake.mkdir()
     (fake / "bwrap").write_text('#!/bin/sh\ncase "$*" in *--version*) echo bubblewrap 0.4.0;;\n'
-                                '*) echo "bwrap: Unknown option --size" >&2; exit 1;; esac\n')
+                                '*--size*) echo "bwrap: Unknown option --size" >&2; exit 1;; esac\n')
     (fake / "bwrap").chmod(0o755)
     monkeypatch.setenv("PATH", f"{fake}{os.pathsep}{os.environ['PATH']}")
     submit(course, tmp_path / "submitted", "honest")
