@@ -459,20 +459,23 @@ class Enclosure:
         if not self.sized or self._pid is None:
             return
         size = self.limits.disk_mb * MB
-        children = _read(f"/proc/{self._pid}/task/{self._pid}/children").split()
-        used = 0
-        for child in children[:1]:  # bwrap's child is the sandbox's init
+        # bwrap's child is the sandbox's init; any process in the cgroup but bwrap will do too.
+        inside = _read(f"/proc/{self._pid}/task/{self._pid}/children").split()
+        inside += [str(p) for p in (self.cgroup.pids() if self.cgroup else ()) if p != self._pid]
+        for pid in inside:
+            seen = []
             for mount in SANDBOX_DISKS:
                 try:
-                    fs = os.statvfs(f"/proc/{child}/root{mount}")
+                    fs = os.statvfs(f"/proc/{pid}/root{mount}")
                 except OSError:
                     continue
-                if fs.f_blocks * fs.f_frsize != size:  # not (yet) the sandbox's own tmpfs
-                    continue
-                used += (fs.f_blocks - fs.f_bfree) * fs.f_frsize
-                if fs.f_bfree * fs.f_frsize < min(MB, size // 64):
-                    self._disk_full = True
-        self._disk_peak = max(self._disk_peak, used)
+                if fs.f_blocks * fs.f_frsize == size:  # else not (yet) the sandbox's own tmpfs
+                    seen.append(fs)
+            if seen:
+                used = sum((fs.f_blocks - fs.f_bfree) * fs.f_frsize for fs in seen)
+                self._disk_peak = max(self._disk_peak, used)
+                self._disk_full |= any(fs.f_bfree * fs.f_frsize < min(MB, size // 64) for fs in seen)
+                return
 
     def __enter__(self):
         return self

@@ -94,11 +94,8 @@ def main(argv=None):
 
 
 def grade_command(course, args):
-    from autograder.batch import grade_batch
-    from autograder.check import default_workers
-    from autograder.sandbox import Limits
-
     from autograder.caps import describe, missing_caps
+    from autograder.sandbox import Limits
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
                     max_procs=args.max_procs, disk_mb=args.disk_mb)
@@ -109,6 +106,9 @@ def grade_command(course, args):
     if missing and not args.allow_uncapped:
         raise CourseError(f"{len(missing)} cap(s) cannot be enforced on this machine (listed above); "
                           "see README, Instructors, or pass --allow-uncapped")
+    from autograder.batch import grade_batch
+    from autograder.check import default_workers
+
     results = grade_batch(course, args.submitted, args.assignment, args.out,
                           args.workers or default_workers(), limits)
     counts = {}
