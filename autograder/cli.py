@@ -100,7 +100,7 @@ def grade_command(course, args):
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
                     max_procs=args.max_procs, disk_mb=args.disk_mb)
     missing = missing_caps(limits)
-    print(describe(limits), file=sys.stderr)
+    print(describe(limits), flush=True)
     for line in missing:
         print(f"cap not enforced: {line}", file=sys.stderr)
     if missing and not args.allow_uncapped:

@@ -36,12 +36,12 @@ HOARD = GOOD_TRIPLE + """
 import multiprocessing, time
 def hold(n):
     block = bytearray(n)
-    time.sleep(4)
+    time.sleep(6)
 children = [multiprocessing.Process(target=hold, args=(250 * 2**20,)) for _ in range(4)]
 for child in children:
     child.start()
 for child in children:
-    child.join(10)
+    child.join(15)
 print('exit codes', [child.exitcode for child in children])
 """
 # A few dozen processes over the cap; the cell cleans up after itself, so the kernel goes on.
