@@ -13,7 +13,7 @@ from nbgrader.preprocessors import (
     OverwriteKernelspec,
 )
 
-from autograder.caps import Enclosure, Usage, limit_outcome, notebook_errors
+from autograder.caps import MEMORY_ERRORS, Enclosure, Usage, limit_outcome, notebook_errors  # noqa: F401
 from autograder.sandbox import QuietKernelManager, kernel_manager_class
 
 
