@@ -282,10 +282,10 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             for future in as_completed(futures):
                 student, path, digest, notes = futures[future]
                 try:
-                    executed, ran, outcome = future.result()
+                    executed, ran, outcome, usage = future.result()
                 except Exception as error:
                     raise CourseError(f"grading {student} failed: {error}") from error
-                result, nb = conclude(student, executed, ran, outcome, notes, assignment, limits, digest)
+                result, nb = conclude(student, executed, ran, outcome, usage, notes, assignment, limits, digest)
                 results.append(finish(result, nb, assignment, out, stamp, gradebook, course, path))
                 bar.set_postfix_str(f"{student}: {result.status}")
                 bar.update()

@@ -25,7 +25,14 @@ def parser():
     g.add_argument("--workers", type=int, default=None, help="parallel students (default: cores)")
     g.add_argument("--timeout", type=int, default=600, metavar="S", help="seconds per notebook (default 600)")
     g.add_argument("--cell-timeout", type=int, default=60, metavar="S", help="seconds per cell (default 60)")
-    g.add_argument("--memory-mb", type=int, default=4096, metavar="M", help="memory per process (default 4096)")
+    g.add_argument("--memory-mb", type=int, default=4096, metavar="M",
+                   help="total memory of one submission, all its processes together (default 4096)")
+    g.add_argument("--max-procs", type=int, default=64, metavar="N",
+                   help="processes and threads of one submission (default 64)")
+    g.add_argument("--disk-mb", type=int, default=512, metavar="M",
+                   help="bytes one submission may write, working folder and /tmp together (default 512)")
+    g.add_argument("--allow-uncapped", action="store_true",
+                   help="grade even where this machine cannot enforce every cap (listed at start)")
     g.add_argument("--scheduler", metavar="ADDRESS",
                    help="run submissions on this Dask cluster (tcp://host:8786) instead of local processes")
     g.add_argument("--regrade", action="store_true",
@@ -93,10 +100,19 @@ def main(argv=None):
 
 def grade_command(course, args):
     from autograder.batch import grade_batch
+    from autograder.caps import describe, missing_caps
     from autograder.sandbox import Limits
     from autograder.statuses import default_workers
 
-    limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb)
+    limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
+                    max_procs=args.max_procs, disk_mb=args.disk_mb)
+    missing = missing_caps(limits)
+    print(describe(limits), flush=True)
+    for line in missing:
+        print(f"cap not enforced: {line}", file=sys.stderr)
+    if missing and not args.allow_uncapped:
+        raise CourseError(f"{len(missing)} cap(s) cannot be enforced on this machine (listed above); "
+                          "see README, Instructors, or pass --allow-uncapped")
     results = grade_batch(course, args.submitted, args.assignment, args.out,
                           args.workers or default_workers(), limits, regrade=args.regrade,
                           scheduler=args.scheduler)

@@ -13,6 +13,7 @@ from nbgrader.converters import Autograde
 from nbgrader.preprocessors import Execute, LimitOutput
 from traitlets.config import Config
 
+from autograder.caps import Enclosure, Usage, limit_outcome, notebook_errors
 from autograder.course import CourseError
 from autograder.disclosure import SecretFilter
 from autograder.judge import MalformedObservation, judge_cell, observations
@@ -22,8 +23,6 @@ from autograder.statuses import Status
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
-
-MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
 
 
 @dataclass
@@ -111,14 +110,22 @@ def sanitise(nb, assignment):
 
 
 def execute(nb, scratch, limits, sandboxed=True):
-    """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome).
+    """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome, usage).
 
+    ``usage`` is what the caps recorded (:class:`autograder.caps.Usage`), for ``limit_outcome``.
     ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs.
     """
+    if not sandboxed:
+        return _execute(nb, scratch, limits, QuietKernelManager) + (Usage(),)
+    with Enclosure(limits, scratch) as enclosure:
+        ran, outcome = _execute(nb, scratch, limits, kernel_manager_class(scratch, limits, enclosure))
+    return ran, outcome, enclosure.usage
+
+
+def _execute(nb, scratch, limits, manager):
     executor = RecordingExecute(
         timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
-        raise_on_iopub_timeout=False,
-        kernel_manager_class=kernel_manager_class(scratch, limits) if sandboxed else QuietKernelManager,
+        raise_on_iopub_timeout=False, kernel_manager_class=manager,
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
     )
     expired = threading.Event()
@@ -226,15 +233,16 @@ def cells_with_error(nb, markers) -> list:
     ]
 
 
-def outcome_notes(nb, outcome, limits):
-    """(status, notes) for how the run ended, naming the cell that hit a limit."""
+def outcome_notes(nb, outcome, limits, usage):
+    """(status, notes) for how the run ended: a cap the submission hit first (the cgroup's and
+    the sandbox's records, ``usage``), then the cell or notebook that ran over its time."""
+    limit = limit_outcome(usage, limits, notebook_errors(nb))
+    if limit:
+        return limit[0], [limit[1]]
     interrupted = cells_with_error(nb, ("CellTimeoutError",))
     if outcome == "ok" and interrupted:
         return Status.TIMEOUT.value, [f"{label} ran over {limits.cell_timeout} s and was interrupted; "
                                       "the cells after it still ran" for label in interrupted]
-    out_of_memory = cells_with_error(nb, MEMORY_ERRORS)
-    if outcome in ("ok", "kernel_died") and out_of_memory:
-        return Status.RESOURCE_LIMIT.value, [f"{out_of_memory[0]} ran out of memory (limit {limits.memory_mb} MB)"]
     if outcome == "timeout":
         return Status.TIMEOUT.value, [f"the notebook ran over {limits.notebook_timeout} s in total (or a cell "
                                       "could not be interrupted) and was stopped; test cells that had not run score 0"]
@@ -248,7 +256,8 @@ def reference_observations(assignment, solved, limits) -> dict:
 
     Raises CourseError naming the cell when a test fails on the solutions or observes nothing.
     """
-    executed, ran, outcome = run_in_sandbox(nbformat.writes(sanitise(nbformat.from_dict(solved), assignment)), limits)
+    executed, ran, outcome, _ = run_in_sandbox(nbformat.writes(sanitise(nbformat.from_dict(solved), assignment)),
+                                               limits)
     nb = nbformat.reads(executed, as_version=4)
     found = {}
     for index, cell in enumerate(nb.cells):
@@ -298,19 +307,20 @@ def admit(student, path, assignment, digest="", note=""):
 
 
 def run_in_sandbox(notebook_json: str, limits) -> tuple:
-    """Execute a restored notebook in a fresh sandbox (the only step that runs student code; it
-    may run on another machine). Returns (executed notebook JSON, indices of cells that ran, outcome)."""
+    """Execute a restored notebook in a fresh, capped sandbox (the only step that runs student
+    code; it may run on another machine). Returns (executed notebook JSON, indices of cells that
+    ran, outcome, the caps' :class:`~autograder.caps.Usage`)."""
     nb = nbformat.reads(notebook_json, as_version=4)
     with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
-        ran, outcome = execute(nb, Path(scratch), limits)
-    return nbformat.writes(nb), sorted(ran), outcome
+        ran, outcome, usage = execute(nb, Path(scratch), limits)
+    return nbformat.writes(nb), sorted(ran), outcome, usage
 
 
-def conclude(student, executed_json, ran, outcome, notes, assignment, limits, digest="") -> tuple:
+def conclude(student, executed_json, ran, outcome, usage, notes, assignment, limits, digest="") -> tuple:
     """Judge an executed notebook (trusted side). Returns (Result, executed notebook)."""
     nb = nbformat.reads(executed_json, as_version=4)
     scores, errors, visible, judged = score(nb, set(ran), assignment)
-    status, more = outcome_notes(nb, outcome, limits)
+    status, more = outcome_notes(nb, outcome, limits, usage)
     return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
                   max_score=assignment.max_score, submission_sha256=digest, notes=notes + more, errors=errors,
                   caught_by_visible=visible, judged=judged), nb
@@ -322,5 +332,4 @@ def grade(student, path, assignment, limits, digest=""):
     if ended:
         return ended, None
     nb, notes = admitted
-    executed, ran, outcome = run_in_sandbox(nbformat.writes(nb), limits)
-    return conclude(student, executed, ran, outcome, notes, assignment, limits, digest)
+    return conclude(student, *run_in_sandbox(nbformat.writes(nb), limits), notes, assignment, limits, digest)

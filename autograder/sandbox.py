@@ -1,12 +1,13 @@
 """Run a notebook kernel inside a bubblewrap sandbox.
 
 The sandbox sees the operating system, the Python installation and the learner-side ``fplab``
-package read-only, plus one writable scratch folder; nothing else of the course, the submissions
-or the grading output exists inside. It has no network, its own PID namespace (everything in it
-dies with it), no capabilities, and a memory limit per process; the only writable places are the
-scratch folder and a private /tmp, both discarded afterwards. The grader talks to the kernel
-through Unix sockets in the scratch folder, so the client (which holds the hidden tests) stays
-outside.
+package read-only; nothing else of the course, the submissions or the grading output exists
+inside. It has no network, its own PID namespace (everything in it dies with it), no
+capabilities, and caps on the total memory, processes and bytes written of everything it runs
+(:mod:`autograder.caps`). The only writable places are a private, size-capped /tmp holding the
+working folder /tmp/work, a size-capped /dev/shm, and the folder of the kernel's Unix sockets,
+through which the grader talks to the kernel, so the client (which holds the hidden tests)
+stays outside.
 """
 import importlib.util
 import shutil
@@ -18,6 +19,8 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"]
+WORKDIR = "/tmp/work"  # the kernel's working folder inside the sandbox, on the capped /tmp
+MB = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,9 @@ class Limits:
 
     cell_timeout: int = 60  # seconds per cell (the cell is interrupted)
     notebook_timeout: int = 600  # seconds for the whole notebook (the sandbox is killed)
-    memory_mb: int = 4096  # data segment per process in the sandbox
+    memory_mb: int = 4096  # total memory of everything one submission runs (also RLIMIT_DATA per process)
+    max_procs: int = 64  # processes and threads of one submission, together
+    disk_mb: int = 512  # bytes one submission may write: /tmp with its working folder (and /dev/shm)
 
 
 class SandboxError(Exception):
@@ -56,8 +61,12 @@ def check_layout(protected):
                 )
 
 
-def bwrap_command(scratch, limits, argv):
-    """The bubblewrap command line that runs ``argv`` in the sandbox, in ``scratch``."""
+def bwrap_command(sockets, limits, argv, sized=True):
+    """The bubblewrap command line that runs ``argv`` in the sandbox, in WORKDIR.
+
+    ``sockets``: the host folder of the kernel's connection file and sockets, bound at the same
+    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`caps.tmpfs_size_problem`.
+    """
     bwrap = shutil.which("bwrap")
     prlimit = shutil.which("prlimit")
     if not bwrap or not prlimit:
@@ -65,27 +74,29 @@ def bwrap_command(scratch, limits, argv):
     cmd = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL",
            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     # Order matters: the private /tmp first, so binds of paths under /tmp (a venv there) stay visible.
-    cmd += ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    size = ["--size", str(limits.disk_mb * MB)] if sized else []
+    cmd += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/dev/shm"]
     for path in read_only_paths():
         cmd += ["--ro-bind", str(path), str(path)]
     for link in ("/bin", "/sbin", "/lib", "/lib64"):
         if Path(link).is_symlink():  # merged-/usr systems: keep the links, not copies
             cmd += ["--symlink", str(Path(link).readlink()), link]
-    cmd += ["--bind", str(scratch), str(scratch), "--remount-ro", "/", "--chdir", str(scratch), "--clearenv"]
+    cmd += ["--dir", WORKDIR, "--bind", str(sockets), str(sockets),
+            "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", WORKDIR, "--clearenv"]
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-        "HOME": str(scratch),
+        "HOME": WORKDIR,
         "MPLBACKEND": "Agg",
-        "MPLCONFIGDIR": str(scratch / ".matplotlib"),
-        "IPYTHONDIR": str(scratch / ".ipython"),
+        "MPLCONFIGDIR": f"{WORKDIR}/.matplotlib",
+        "IPYTHONDIR": f"{WORKDIR}/.ipython",
         "NBGRADER_EXECUTION": "autograde",
         "PYTHONDONTWRITEBYTECODE": "1",
         "OMP_NUM_THREADS": "1",
     }
     for name, value in env.items():
         cmd += ["--setenv", name, value]
-    memory = str(limits.memory_mb * 1024 * 1024)
-    return cmd + ["--", prlimit, f"--data={memory}", "--core=0", "--", *argv]
+    backstops = [f"--data={limits.memory_mb * MB}", f"--fsize={limits.disk_mb * MB}", "--core=0"]
+    return cmd + ["--", prlimit, *backstops, "--", *argv]
 
 
 class QuietKernelManager(AsyncKernelManager):
@@ -97,23 +108,47 @@ class QuietKernelManager(AsyncKernelManager):
 
 
 class SandboxedKernelManager(QuietKernelManager):
-    """A kernel manager whose kernel runs in the sandbox, reached over Unix sockets in ``scratch``."""
+    """A kernel manager whose kernel runs in the sandbox, reached over Unix sockets.
+
+    With an ``enclosure`` (:class:`autograder.caps.Enclosure`) the sockets live in its folder and
+    the sandbox runs inside its cgroup; without one, in ``scratch`` and uncapped.
+    """
 
     scratch: Path = None
     limits: Limits = Limits()
+    enclosure = None
 
     def __init__(self, **kwargs):
         super().__init__(transport="ipc", **kwargs)
-        self.ip = str(self.scratch / "kernel")
-        self.connection_file = str(self.scratch / "kernel.json")
+        sockets = self.sockets()
+        self.ip = str(sockets / "kernel")
+        self.connection_file = str(sockets / "kernel.json")
+
+    def sockets(self):
+        return self.enclosure.sockets if self.enclosure else self.scratch
 
     def format_kernel_cmd(self, extra_arguments=None):
         argv = super().format_kernel_cmd(extra_arguments)
         self.kernel_spec.interrupt_mode = "message"  # a signal would hit bwrap, not the kernel
-        return bwrap_command(self.scratch, self.limits, argv)
+        if self.enclosure is None:
+            from autograder.caps import tmpfs_size_problem
+
+            return bwrap_command(self.sockets(), self.limits, argv, sized=tmpfs_size_problem() is None)
+        return self.enclosure.launcher() + bwrap_command(self.sockets(), self.limits, argv,
+                                                         sized=self.enclosure.sized)
+
+    async def _async_launch_kernel(self, kernel_cmd, **kw):
+        await super()._async_launch_kernel(kernel_cmd, **kw)
+        if self.enclosure is not None:
+            self.enclosure.started(self.provisioner.process.pid)
+
+    async def shutdown_kernel(self, now=False, restart=False):
+        if self.enclosure is not None:
+            self.enclosure.sample()  # the sandbox's tmpfs vanishes with it
+        await super().shutdown_kernel(now=now, restart=restart)
 
 
-def kernel_manager_class(scratch, limits):
-    """A SandboxedKernelManager subclass bound to one scratch folder and limits."""
+def kernel_manager_class(scratch, limits, enclosure=None):
+    """A SandboxedKernelManager subclass bound to one scratch folder, limits and enclosure."""
     return type("BoundSandboxedKernelManager", (SandboxedKernelManager,),
-                {"scratch": Path(scratch), "limits": limits})
+                {"scratch": Path(scratch), "limits": limits, "enclosure": enclosure})
