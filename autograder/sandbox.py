@@ -38,15 +38,23 @@ class SandboxError(Exception):
     """The sandbox cannot be set up on this machine (missing bwrap, unsafe layout)."""
 
 
-def read_only_paths():
-    """Host paths the kernel needs: system folders, the interpreter, the venv, fplab's source."""
-    paths = [Path(p) for p in SYSTEM_DIRS if Path(p).exists() and not Path(p).is_symlink()]
-    paths += [Path(sys.base_prefix).resolve(), Path(sys.prefix).resolve()]
+def read_only_binds():
+    """(host path, path inside) for what the kernel needs: system folders, the interpreter, the
+    venv, fplab's source. A venv reached through a symlink is bound at the path the kernel is
+    started by, too, since that path is what the kernel's command line names."""
+    binds = {(Path(p), Path(p)) for p in SYSTEM_DIRS if Path(p).exists() and not Path(p).is_symlink()}
     spec = importlib.util.find_spec("fplab")
     if spec is None or not spec.submodule_search_locations:
         raise SandboxError("the fplab package is not installed")
-    paths += [Path(p).resolve() for p in spec.submodule_search_locations]
-    return sorted(set(paths))
+    for path in [sys.base_prefix, sys.prefix, *spec.submodule_search_locations]:
+        seen, real = Path(path).absolute(), Path(path).resolve()
+        binds |= {(real, real), (real, seen)}
+    return sorted(binds)
+
+
+def read_only_paths():
+    """Host paths the sandbox can read (see :func:`read_only_binds`)."""
+    return sorted({source for source, _ in read_only_binds()})
 
 
 def check_layout(protected):
@@ -76,8 +84,8 @@ def bwrap_command(sockets, limits, argv, sized=True):
     # Order matters: the private /tmp first, so binds of paths under /tmp (a venv there) stay visible.
     size = ["--size", str(limits.disk_mb * MB)] if sized else []
     cmd += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/dev/shm"]
-    for path in read_only_paths():
-        cmd += ["--ro-bind", str(path), str(path)]
+    for source, inside in read_only_binds():
+        cmd += ["--ro-bind", str(source), str(inside)]
     for link in ("/bin", "/sbin", "/lib", "/lib64"):
         if Path(link).is_symlink():  # merged-/usr systems: keep the links, not copies
             cmd += ["--symlink", str(Path(link).readlink()), link]

@@ -382,3 +382,20 @@ def test_a_misplaced_or_renamed_notebook_is_graded_with_a_note(world):
         row = world["rows"][student]
         assert row["status"] == "graded" and row["score"] == "5", row
         assert row["notes"].startswith(f"graded {place}: the expected place is fx/fx.ipynb"), row
+
+
+def test_a_venv_reached_through_a_symlink_grades(tmp_path):
+    """The kernel is started by the symlink's path; the sandbox must show the venv there too."""
+    course = make_course(tmp_path / "course")
+    assert run_cli("--course", str(course), "release").returncode == 0
+    folder = tmp_path / "submitted" / "ann" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    shutil.copy2(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", folder)
+    link = tmp_path / "venv-link"
+    link.symlink_to(Path(sys.prefix))
+    done = subprocess.run([str(link / "bin" / "python"), "-m", "autograder", "--course", str(course), "grade",
+                           str(tmp_path / "submitted"), "--assignment", ASSIGNMENT, "--out", str(tmp_path / "out")],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PATH": f"{link / 'bin'}:{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr
+    assert "ann,fx,graded,0,5" in (tmp_path / "out" / "grades.csv").read_text()
