@@ -284,6 +284,11 @@ def _why(d, regions):
     return f"between the smallest normal {_g(regions.smallest_normal, 4)} and the largest finite {limit}"
 
 
+def spacing_text(description) -> str:
+    """The spacing of a :class:`ValueDescription` to 4 digits, or why there is none."""
+    return "n/a (beyond the largest binade)" if description.spacing is None else _g(description.spacing, 4)
+
+
 def value_report(description):
     """The text the dtype explorer shows for a :class:`ValueDescription`, one fact per line.
 
@@ -292,7 +297,7 @@ def value_report(description):
     """
     d = description
     regions = dtype_regions(d.dtype)
-    spacing = "n/a (beyond the largest binade)" if d.spacing is None else _g(d.spacing, 4)
+    spacing = spacing_text(d)
     return "\n".join([
         f"value: {_g(d.value, 9)}",
         f"as float32: {_g(d.as_float32, 9)}",

@@ -713,3 +713,23 @@ def test_scaler_reports():
             explore.scaler_step_report(run, bad)
     with pytest.raises(ValueError):
         explore.gradscaler_run(2.0**16, 20, 1.5)
+
+
+# --- environment check (fplab.device) ----------------------------------------------------------
+
+
+def test_version_check_compares_installed_versions_with_the_pins(tmp_path):
+    from importlib import metadata
+
+    from fplab.device import CHECKED_PACKAGES, version_check
+
+    rows = version_check().splitlines()
+    assert [row.split()[0] for row in rows] == list(CHECKED_PACKAGES)
+    torch_row = rows[0].split()
+    assert torch_row[1] == metadata.version("torch") and torch_row[3] == "2.13.0" and torch_row[4] == "ok"
+    fake = tmp_path / "pyproject.toml"
+    fake.write_text('[project]\ndependencies = ["torch==1.0.0", "numpy>=1"]\n')
+    rows = version_check(fake).splitlines()
+    assert rows[0].split()[3:5] == ["1.0.0", "DIFFERS:"]
+    assert rows[1].split()[2:5] == ["pinned", "not", "pinned"]
+    assert version_check(tmp_path / "missing.toml").startswith("no pins to compare with")
