@@ -284,8 +284,8 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
                                       description="sign", style={"button_width": "36px"}),
         "dtype": widgets.Dropdown(options=list(explore.DTYPE_NAMES), value=dtype, description="dtype",
                                   layout=widgets.Layout(width="220px")),
-        "typed": widgets.Text(value="", placeholder="e.g. 65520 or 1e-7, then Enter", continuous_update=False,
-                              description="type x", layout=widgets.Layout(width="330px")),
+        "typed": widgets.Text(value="", placeholder="e.g. 65520 or 1e-7", description="type x",
+                              layout=widgets.Layout(width="330px")),  # x follows each keystroke that parses
     }
     steppers = {"down": widgets.Button(description="◀ next below"), "up": widgets.Button(description="next above ▶")}
     bits = _bit_buttons(max(explore.bit_width(n) for n in explore.DTYPE_NAMES))
@@ -384,13 +384,17 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
         refresh()
 
     def from_sliders(_change=None):
-        if state["syncing"]:
-            return
         decade = explore.check_finite("decade", controls["decade"].value)
         fraction = explore.check_finite("fraction", controls["fraction"].value)
+        if state["syncing"] or (state["value"] and (decade, round(fraction, 2)) == _sliders_for(state["value"])):
+            return  # move_to put the sliders here (the browser may echo that back): x stays exact
         state["value"] = explore.signed_magnitude(round(decade + fraction, 2), controls["sign"].value)
         note.value = ""
         refresh()
+
+    def from_sign(change):
+        if not state["syncing"]:
+            move_to(math.copysign(state["value"], -1.0 if change["new"] else 1.0))
 
     def from_text(change):
         typed = change["new"].strip()
@@ -423,8 +427,7 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
 
     for key in ("decade", "fraction"):
         controls[key].observe(_timed(explorer, from_sliders), names="value")
-    controls["sign"].observe(_timed(explorer, lambda: move_to(-state["value"]) if not state["syncing"] else None),
-                             names="value")
+    controls["sign"].observe(lambda change: _timed(explorer, lambda: from_sign(change))(), names="value")
     controls["dtype"].observe(_timed(explorer, refresh), names="value")
     controls["typed"].observe(lambda change: _timed(explorer, lambda: from_text(change))(), names="value")
     for index, button in enumerate(bits):

@@ -73,6 +73,8 @@ def test_typing_a_value_moves_the_sliders():
     ex.controls["typed"].value = "65520"
     assert shown(ex) == value_text(65520.0)
     assert (ex.controls["decade"].value, ex.controls["fraction"].value) == (4, 0.82)  # log10 65520 = 4.8164
+    ex.controls["fraction"].value = 0.8200000000000001  # the browser echoes the slider back
+    assert shown(ex) == value_text(65520.0)  # x stays exact, not 10^4.82
     ex.controls["typed"].value = "\u22121e-7"  # a unicode minus, as some keyboards type it
     assert shown(ex) == value_text(-1e-7) and ex.controls["sign"].value is True
     before = shown(ex)
