@@ -1,4 +1,5 @@
-"""Self-study explorers: sliders over dtype ranges, softmax shifts and loss scales.
+"""Self-study explorers: a value's format and bits, softmax shifts, loss scales and a real
+GradScaler run, and long sums.
 
 Each explorer returns an :class:`Explorer` (an ``ipywidgets.VBox``): controls, a text readout
 and a figure. The explorer is a thin view: every number and line of text comes from
@@ -7,8 +8,10 @@ and a figure. The explorer is a thin view: every number and line of text comes f
 redraws only what moved (blitting over a cached background) and re-encodes one PNG.
 
 During grading (``NBGRADER_EXECUTION`` set) every explorer returns a small ``Label`` saying it
-was skipped and does nothing else: matplotlib is not even imported. Bad arguments (an unknown
-dtype, a non-finite or out-of-range start value) raise ``ValueError`` before any drawing.
+was skipped and does nothing else: matplotlib is not even imported, nothing trains or sums.
+Bad arguments (an unknown dtype, a non-finite or out-of-range start value) raise ``ValueError``
+before that, so they fail during grading too. :func:`evidence` keeps a question's evidence
+behind a button.
 """
 import contextlib
 import functools
@@ -171,6 +174,11 @@ def _timed(explorer, update):
         explorer.last_update_s = time.perf_counter() - start
 
     return handler
+
+
+def _observe(explorer, control, react):
+    """Call ``react(change)`` on every change of ``control``'s value, timed into ``last_update_s``."""
+    control.observe(lambda change: _timed(explorer, lambda: react(change))(), names="value")
 
 
 def _connect(explorer, controls, update):
@@ -427,9 +435,9 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
 
     for key in ("decade", "fraction"):
         controls[key].observe(_timed(explorer, from_sliders), names="value")
-    controls["sign"].observe(lambda change: _timed(explorer, lambda: from_sign(change))(), names="value")
+    _observe(explorer, controls["sign"], from_sign)
     controls["dtype"].observe(_timed(explorer, refresh), names="value")
-    controls["typed"].observe(lambda change: _timed(explorer, lambda: from_text(change))(), names="value")
+    _observe(explorer, controls["typed"], from_text)
     for index, button in enumerate(bits):
         button.on_click(_timed(explorer, functools.partial(flip, index)))
     steppers["down"].on_click(_timed(explorer, functools.partial(step, -1)))
@@ -785,6 +793,6 @@ def gradscaler_explorer(log2_init_scale=16, growth_interval=20, backoff_factor=0
         explorer.show(run, text, png)
 
     for control in controls.values():
-        control.observe(lambda change: _timed(explorer, lambda: update(change))(), names="value")
+        _observe(explorer, control, update)
     _timed(explorer, update)()
     return explorer

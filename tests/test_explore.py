@@ -495,8 +495,10 @@ def test_pattern_values_and_kinds_match_numpy_float16():
     patterns = np.arange(0, 65536, 7, dtype=np.uint16)
     reference = patterns.view(np.float16).astype(np.float64)
     tiny = float(np.finfo(np.float16).tiny)
+    kinds = set()
     for pattern, expected in zip(patterns.tolist(), reference.tolist()):
         fields = explore.bit_fields(pattern, "float16")
+        kinds.add(fields.kind)
         if math.isnan(expected):
             assert math.isnan(fields.value) and fields.kind == "nan"
             continue
@@ -504,6 +506,7 @@ def test_pattern_values_and_kinds_match_numpy_float16():
         kind = ("inf" if math.isinf(expected) else "zero" if expected == 0
                 else "subnormal" if abs(expected) < tiny else "normal")
         assert fields.kind == kind, pattern
+    assert kinds == set(explore.BIT_KINDS)
 
 
 @pytest.mark.parametrize("name", NAMES)
