@@ -5,7 +5,7 @@ import re
 import pytest
 
 from fplab import explore
-from test_browser import browser, lab, open_notebook, page, pytestmark, run_all, wait_all_ran  # noqa: F401
+from test_browser import ARTIFACTS, browser, lab, open_notebook, page, pytestmark, run_all, wait_all_ran  # noqa: F401
 
 READOUT = "pre.fplab-readout"
 
@@ -34,6 +34,13 @@ def slider(page, label, nth=0):
 def press(handle, key):
     handle.focus()
     handle.press(key)
+
+
+def keep(page, index, name):
+    """Screenshot the index-th explorer, as a learner sees it now, into artifacts/browser/."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    explorer = page.locator(".jp-OutputArea-output").filter(has=page.locator(READOUT)).nth(index)
+    explorer.screenshot(path=str(ARTIFACTS / f"explorer_{name}.png"))
 
 
 def no_widget_errors(page):
@@ -66,6 +73,7 @@ def test_dtype_explorer_keys_typing_bits_and_steps(lab, page):
     wait_text(page, READOUT, 0, dtype_text(-65472.0))
     page.locator(".fplab-bit").nth(15).click()  # the last fraction bit: 0xfbfe -> 0xfbff
     wait_text(page, READOUT, 0, dtype_text(-65504.0))
+    keep(page, 0, "dtype_bits")
 
     page.get_by_role("button", name="Show the evidence").first.click()
     evidence = page.locator("pre.fplab-evidence").first
@@ -86,6 +94,7 @@ def test_accumulation_explorer_follows_n_data_and_dtype(lab, page):
     wait_text(page, READOUT, 0, report(explore.accumulate("1e-4 repeated", "bfloat16"), 10_000))
     page.locator(".widget-dropdown select").first.select_option("uniform(0, 1)")
     wait_text(page, READOUT, 0, report(explore.accumulate("uniform(0, 1)", "bfloat16"), 10_000))
+    keep(page, 0, "accumulation")
     no_widget_errors(page)
 
 
@@ -100,11 +109,13 @@ def test_loss_scale_and_gradscaler_explorers(lab, page):
     wait_text(page, READOUT, 0, explore.loss_scale_report(explore.loss_scale_view(g, 40)))
     overflowing = int((g * 2.0**40 >= 65520).sum())  # float16 overflows from 65520
     assert f"overflow to inf: 99.96% ({overflowing} of 2788)" in page.locator(READOUT).first.inner_text()
+    keep(page, 0, "loss_scale")
 
     index = 3  # question 4's GradScaler explorer: the fourth readout
     wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**16, 20, 0.5), 200))
     press(slider(page, "step"), "ArrowRight")
     wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**16, 20, 0.5), 201))
+    keep(page, index, "gradscaler")
     press(slider(page, "log2(init_scale)"), "ArrowLeft")  # each knob retrains
     wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**15, 20, 0.5), 201))
     press(slider(page, "growth_interval"), "ArrowLeft")
