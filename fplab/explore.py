@@ -669,6 +669,8 @@ class _Format:
     and read and write the format's bit patterns, in plain Python for speed."""
 
     def __init__(self, dtype_name: str):
+        if dtype_name not in ACCUMULATION_DTYPES:
+            raise ValueError(f"dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, got {dtype_name!r}")
         self.dtype = dtype_name
 
     def round(self, x: float) -> float:
@@ -704,8 +706,6 @@ def stochastic_round(x: float, dtype_name: str, u: float) -> float:
     away from zero when ``u`` < (|x| - lower) / spacing, so on average the result is ``x``
     (unbiased, unlike round-to-nearest). Values of the format come back unchanged.
     """
-    if dtype_name not in ACCUMULATION_DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, got {dtype_name!r}")
     fmt, magnitude = _Format(dtype_name), abs(check_finite("x", x))
     nearest = fmt.round(magnitude)
     below = fmt.bits(nearest) - (nearest > magnitude)
@@ -785,8 +785,7 @@ def accumulate(data: str, dtype_name: str, n: int = ACCUMULATION_N, seed: int = 
     accumulates float16 and bfloat16 in float32, rounding the result once). Cached: the
     explorer computes each (data, dtype) once.
     """
-    if dtype_name not in ACCUMULATION_DTYPES:
-        raise ValueError(f"dtype must be one of {', '.join(ACCUMULATION_DTYPES)}, got {dtype_name!r}")
+    _Format(dtype_name)  # checks the dtype before any work
     terms = accumulation_terms(data, dtype_name, n, seed)
     ns = accumulation_checkpoints(n)
     totals, last_growth = {}, {}

@@ -666,8 +666,11 @@ def test_accumulation_report_text():
         explore.accumulation_report(explore.accumulate("1e-4 repeated", "float16"), 7777)
     with pytest.raises(ValueError, match="data"):
         explore.accumulation_terms("ones", "float16")
-    with pytest.raises(ValueError, match="dtype"):
-        explore.accumulate("1e-4 repeated", "float8_e5m2")
+    for call in (lambda: explore.accumulate("1e-4 repeated", "float8_e5m2"),
+                 lambda: explore.running_sums([1.0], "float8_e5m2", "naive"),
+                 lambda: explore.stochastic_round(1.0, "float64", 0.5)):
+        with pytest.raises(ValueError, match="dtype must be one of"):
+            call()
 
 
 # --- GradScaler run ----------------------------------------------------------------------------
