@@ -100,7 +100,9 @@ class Explorer(widgets.VBox):
 class _Canvas:
     """A figure drawn off-screen: ``redraw`` when static parts change, ``blit`` for the rest."""
 
-    def __init__(self, figure, dynamic):
+    def __init__(self, figure, dynamic, backgrounds=None):
+        """``backgrounds``: a dict shared by figures whose static parts are identical, so that a
+        background drawn for one of them serves all (the dtype explorers of one notebook)."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
 
         self.figure = figure
@@ -109,7 +111,7 @@ class _Canvas:
         for artist in self.dynamic:
             artist.set_animated(True)
         self.background = None
-        self.backgrounds = {}
+        self.backgrounds = {} if backgrounds is None else backgrounds
         self.key = None
 
     def prerender(self, keys, restyle):
@@ -234,6 +236,7 @@ def _power_of_ten(value, _position=None):
 
 
 _FIELD_COLOURS = {"sign": "#f4b6b6", "exponent": "#b9d0f5", "fraction": "#c7ebc7"}
+_DTYPE_BACKGROUNDS = {}  # dtype -> the dtype explorer's static picture: every instance draws the same one
 
 
 def _bit_buttons(width):
@@ -332,7 +335,7 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
                        bbox_to_anchor=(1.01, 1.0), fontsize=10, title=" ", title_fontsize=10, frameon=False)
     (marker,) = ax.plot([np.nan], [np.nan], "o", ms=9, mec="black", zorder=6)
     cursor = ax.axvline(1.0, color="black", lw=0.9, ls="--", zorder=5)
-    canvas = _Canvas(figure, [cursor, marker])
+    canvas = _Canvas(figure, [cursor, marker], _DTYPE_BACKGROUNDS)
 
     readout = widgets.HTML()
     explorer = Explorer(controls, readout, _image(figure), figure, rows)

@@ -138,6 +138,14 @@ def test_returning_to_a_dtype_gives_the_same_picture():
     assert bytes(ex.image.value) == before
 
 
+def test_explorers_sharing_backgrounds_draw_what_a_fresh_one_draws(monkeypatch):
+    ex = widgets.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)  # backgrounds cached by now
+    shared = bytes(ex.image.value)
+    monkeypatch.setattr(widgets, "_DTYPE_BACKGROUNDS", {})  # a fresh cache: this one draws everything
+    fresh = widgets.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)
+    assert bytes(fresh.image.value) == shared
+
+
 def test_softmax_explorer_shows_naive_and_shifted_side_by_side():
     ex = widgets.softmax_explorer()
     assert set(ex.controls) == {"shift", "scale", "dtype"}
