@@ -1,5 +1,6 @@
 """fplab.explore, the numbers behind the explorers, checked against torch's own casts, finfo and nextafter."""
 import math
+import struct
 import subprocess
 import sys
 
@@ -292,16 +293,15 @@ def test_float8_softmax_is_emulated_on_float8_logits(name):
 # --- loss scaling ------------------------------------------------------------------------------
 
 
-def test_sample_gradient_magnitudes_is_seeded():
-    a, b = explore.sample_gradient_magnitudes(1000, seed=0), explore.sample_gradient_magnitudes(1000, seed=0)
-    assert a.shape == (1000,) and np.array_equal(a, b) and np.all(a > 0)
-    assert not np.array_equal(a, explore.sample_gradient_magnitudes(1000, seed=1))
+def wide_sample(n=3000, seed=3):
+    """Test magnitudes spread over many powers of two (log2 normal around -20, sd 12)."""
+    return np.exp2(np.random.default_rng(seed).normal(-20.0, 12.0, n))
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("log2_scale", [-4, 0, 8, 16, 24, 40])
 def test_loss_scale_fractions_match_torch_casts(name, log2_scale):
-    g = explore.sample_gradient_magnitudes(3000, seed=3)
+    g = wide_sample()
     view = explore.loss_scale_view(g, log2_scale, name)
     scaled32 = torch.tensor(g * 2.0**log2_scale, dtype=torch.float32)
     stored = scaled32.to(getattr(torch, name)).double()
@@ -325,7 +325,7 @@ def test_loss_scale_fractions_match_torch_casts(name, log2_scale):
 
 
 def test_loss_scale_trades_underflow_for_overflow():
-    g = explore.sample_gradient_magnitudes()
+    g = wide_sample()
     views = [explore.loss_scale_view(g, s) for s in range(-8, 41)]
     under = [v.underflow_fraction for v in views]
     over = [v.overflow_fraction for v in views]
@@ -386,14 +386,14 @@ def test_softmax_report_text():
 
 
 def test_loss_scale_report_text():
-    text = explore.loss_scale_report(explore.loss_scale_view(explore.sample_gradient_magnitudes(), 16))
+    text = explore.loss_scale_report(explore.loss_scale_view(explore.model_gradients(), 0))
     assert text == "\n".join([
-        "loss scale: 2^16 = 65536",
-        "lost to zero: 0.19% (39 of 20000)",
-        "kept as subnormals: 12.92% (2584 of 20000)",
-        "kept as normal numbers: 86.87% (17374 of 20000)",
-        "overflow to inf: 0.01% (3 of 20000)",
-        "float16 keeps gradients above 4.547e-13, at full precision from 9.313e-10, up to 0.9998",
+        "loss scale: 2^0 = 1",
+        "lost to zero: 0.04% (1 of 2788)",
+        "kept as subnormals: 62.16% (1733 of 2788)",
+        "kept as normal numbers: 37.80% (1054 of 2788)",
+        "overflow to inf: 0.00% (0 of 2788)",
+        "float16 keeps gradients above 2.98e-08, at full precision from 6.104e-05, up to 6.552e+04",
     ])
 
 
@@ -453,11 +453,289 @@ def test_other_bad_input():
         explore.loss_scale_view([1.0], 5000)
     with pytest.raises(ValueError, match="log10_magnitude"):
         explore.signed_magnitude(400)
-    with pytest.raises(ValueError):
-        explore.sample_gradient_magnitudes(0)
 
 
 def test_explore_imports_no_plotting_or_widget_library():
     code = "import sys, fplab, fplab.explore; print(sorted({'matplotlib', 'ipywidgets'} & set(sys.modules)))"
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+# --- bits --------------------------------------------------------------------------------------
+
+HAND_DERIVED = [  # value, dtype, pattern worked out by hand from the IEEE layout
+    (1.0, "float32", 0x3F800000), (-0.1, "float32", 0xBDCCCCCD), (-2.0, "float32", 0xC0000000),
+    (1.0, "float16", 0x3C00), (65504.0, "float16", 0x7BFF), (2.0**-24, "float16", 0x0001),
+    (2.0**-14, "float16", 0x0400), (-0.0, "float16", 0x8000), (0.1, "float16", 0x2E66),
+    (1.0, "bfloat16", 0x3F80), (-0.1, "bfloat16", 0xBDCD),
+    (448.0, "float8_e4m3fn", 0x7E), (2.0**-9, "float8_e4m3fn", 0x01), (1.0, "float8_e4m3fn", 0x38),
+    (57344.0, "float8_e5m2", 0x7B), (2.0**-16, "float8_e5m2", 0x01), (1.0, "float8_e5m2", 0x3C),
+]
+
+
+@pytest.mark.parametrize("value, name, pattern", HAND_DERIVED, ids=repr)
+def test_bit_patterns_match_hand_derived_ones(value, name, pattern):
+    if name not in NAMES:
+        pytest.skip(f"this torch has no {name}")
+    assert explore.bit_pattern(value, name) == pattern
+    assert explore.pattern_value(pattern, name) == torch_cast(value, name)
+
+
+def test_float32_and_float16_patterns_match_struct_and_numpy():
+    for value in random_values(300, seed=4):
+        if abs(value) > 3e38:
+            continue
+        assert explore.bit_pattern(value, "float32") == struct.unpack(">I", struct.pack(">f", value))[0]
+        with np.errstate(over="ignore"):  # numpy warns where float16 overflows to inf, as torch does silently
+            half = np.array([value], dtype=np.float32).astype(np.float16)  # the same float32 -> float16 rounding
+        assert explore.bit_pattern(value, "float16") == int(half.view(np.uint16)[0]), value
+
+
+def test_pattern_values_and_kinds_match_numpy_float16():
+    patterns = np.arange(0, 65536, 7, dtype=np.uint16)
+    reference = patterns.view(np.float16).astype(np.float64)
+    tiny = float(np.finfo(np.float16).tiny)
+    kinds = set()
+    for pattern, expected in zip(patterns.tolist(), reference.tolist()):
+        fields = explore.bit_fields(pattern, "float16")
+        kinds.add(fields.kind)
+        if math.isnan(expected):
+            assert math.isnan(fields.value) and fields.kind == "nan"
+            continue
+        assert fields.value == expected
+        kind = ("inf" if math.isinf(expected) else "zero" if expected == 0
+                else "subnormal" if abs(expected) < tiny else "normal")
+        assert fields.kind == kind, pattern
+    assert kinds == set(explore.BIT_KINDS)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_fields_decode_to_the_value(name):
+    """sign x 2^(e - bias) x 1.f, or 2^(1 - bias) x 0.f for subnormals, recomputed here with ldexp."""
+    exponent_bits, mantissa_bits = {"float32": (8, 23), "float16": (5, 10), "bfloat16": (8, 7),
+                                    "float8_e5m2": (5, 2), "float8_e4m3fn": (4, 3)}[name]
+    bias = 2 ** (exponent_bits - 1) - 1
+    assert explore.exponent_bias(name) == bias and explore.bit_width(name) == 1 + exponent_bits + mantissa_bits
+    for value in random_values(200, seed=5) + [0.0]:
+        f = explore.bits_of(value, name)
+        if f.kind == "normal":
+            decoded = math.ldexp(1 + f.fraction / 2**mantissa_bits, f.exponent - bias)
+        elif f.kind in ("subnormal", "zero"):
+            decoded = math.ldexp(f.fraction / 2**mantissa_bits, 1 - bias)
+        else:
+            assert math.isinf(f.value) or math.isnan(f.value)
+            continue
+        assert (-decoded if f.sign else decoded) == f.value == torch_cast(value, name)
+        assert int(f.bits, 2) == f.pattern and len(f.bits) == f.width
+
+
+@pytest.mark.skipif("float8_e4m3fn" not in NAMES, reason="this torch has no float8_e4m3fn")
+def test_e4m3fn_has_only_nan_at_the_top():
+    assert explore.bit_fields(0x7F, "float8_e4m3fn").kind == "nan"
+    assert explore.bit_fields(0x7E, "float8_e4m3fn").kind == "normal"
+    assert explore.bit_fields(0x78, "float8_e4m3fn").value == 256.0  # exponent all ones is still a number
+    assert explore.bit_fields(0x7C, "float8_e5m2").kind == "inf"
+
+
+def test_flip_bit():
+    one = explore.bit_pattern(1.0, "float16")
+    assert explore.pattern_value(explore.flip_bit(one, 0, "float16"), "float16") == -1.0
+    assert explore.pattern_value(explore.flip_bit(one, 1, "float16"), "float16") == math.inf  # 0x7C00
+    assert explore.pattern_value(explore.flip_bit(one, 15, "float16"), "float16") == 1 + 2.0**-10
+    assert explore.flip_bit(explore.flip_bit(one, 7, "float16"), 7, "float16") == one
+    for bad in (-1, 16, 1.5, True):
+        with pytest.raises(ValueError, match="index"):
+            explore.flip_bit(one, bad, "float16")
+
+
+@pytest.mark.parametrize("name", WIDE)
+def test_step_value_is_nextafter(name):
+    dtype = getattr(torch, name)
+    for value in random_values(150, seed=6) + [0.0, -0.0, 1.0]:
+        stored = torch.tensor(value, dtype=torch.float32).to(dtype)
+        for direction, target in ((1, math.inf), (-1, -math.inf)):
+            expected = torch.nextafter(stored, torch.tensor(target, dtype=dtype)).item()
+            got = explore.step_value(value, name, direction)
+            assert got == expected or (math.isnan(got) and math.isnan(expected)), (name, value, direction)
+
+
+@pytest.mark.parametrize("name", FLOAT8)
+def test_float8_step_value_walks_every_value(name):
+    values = float8_values(name)
+    for below, above in zip(values, values[1:]):
+        assert explore.step_value(below, name, 1) == above
+        assert explore.step_value(above, name, -1) == below
+        assert explore.step_value(-above, name, 1) == -below
+    top = explore.step_value(values[-1], name, 1)
+    assert math.isnan(top) if name in explore.SATURATING else top == math.inf
+
+
+def test_bits_report_text():
+    assert explore.bits_report(explore.bits_of(0.1, "float16")) == "\n".join([
+        "float16 bits: 0 01011 1001100110  (0x2e66)",
+        "sign 0 | exponent field 01011 = 11, bias 15 | fraction 1001100110",
+        "normal: (-1)^0 × 2^(11 - 15) × 1.1001100110₂ = 0.0999755859375",
+    ])
+    assert explore.bits_report(explore.bit_fields(0x8001, "float16")).splitlines()[-1] == (
+        "subnormal: (-1)^1 × 2^(1 - 15) × 0.0000000001₂ = -5.960464477539063e-08")
+    assert explore.bits_report(explore.bit_fields(0x7C00, "float16")).splitlines()[-1] == (
+        "inf: exponent all ones, fraction 0 = inf")
+    assert explore.bits_report(explore.bit_fields(0x7E01, "float16")).splitlines()[-1] == (
+        "nan: exponent all ones, fraction not 0 = nan")
+
+
+# --- accumulation ------------------------------------------------------------------------------
+
+
+def torch_running_sum(terms, name, kahan=False):
+    """The reference: every operation on 0-dim tensors of the format, as torch does it."""
+    dtype = getattr(torch, name)
+    total, compensation, out = torch.zeros((), dtype=dtype), torch.zeros((), dtype=dtype), []
+    for term in torch.tensor(terms, dtype=torch.float64).to(dtype):
+        if kahan:
+            y = term - compensation
+            t = total + y
+            compensation = (t - total) - y
+            total = t
+        else:
+            total = total + term
+        out.append(total.item())
+    return out
+
+
+@pytest.mark.parametrize("data", explore.ACCUMULATION_DATA)
+@pytest.mark.parametrize("name", explore.ACCUMULATION_DTYPES)
+def test_naive_and_kahan_running_sums_match_torch_arithmetic(data, name):
+    terms = explore.accumulation_terms(data, name, 3000)
+    assert terms.tolist() == torch.tensor(terms).to(getattr(torch, name)).double().tolist()
+    assert explore.running_sums(terms, name, "naive").tolist() == torch_running_sum(terms, name)
+    assert explore.running_sums(terms, name, "kahan").tolist() == torch_running_sum(terms, name, kahan=True)
+
+
+@pytest.mark.parametrize("name", explore.ACCUMULATION_DTYPES)
+def test_stochastic_round_picks_a_neighbour_with_the_right_odds(name):
+    dtype = getattr(torch, name)
+    for value in [1.0, 3.3, 1000.7, -0.3, 2.0**-30]:
+        stored = torch.tensor(value, dtype=torch.float64).to(torch.float32).to(dtype)
+        below = stored if stored.double().item() <= value else torch.nextafter(stored, torch.tensor(-math.inf, dtype=dtype))
+        above = torch.nextafter(below, torch.tensor(math.inf, dtype=dtype))
+        lo, hi = below.double().item(), above.double().item()
+        draws = (np.arange(1000) + 0.5) / 1000
+        rounded = [explore.stochastic_round(value, name, u) for u in draws]
+        assert set(rounded) <= {lo, hi}
+        away = hi if value > 0 else lo  # away from zero
+        expected_away = round(1000 * abs(value - (lo if value > 0 else hi)) / (hi - lo))
+        assert abs(sum(r == away for r in rounded) - expected_away) <= 1, (name, value)
+    exact = float(torch.tensor(1.5, dtype=dtype).item())
+    assert explore.stochastic_round(exact, name, 0.999) == exact
+
+
+def test_accumulate_float16_stagnation():
+    run = explore.accumulate("1e-4 repeated", "float16")
+    term = float(torch.tensor(1e-4).half())
+    i = int(np.flatnonzero(run.ns == 10_000)[0])
+    assert run.totals["naive"][i] == 0.25
+    assert (torch.tensor(0.25).half() + torch.tensor(term).half()).item() == 0.25  # the total cannot move
+    assert run.exact[i] == 10_000 * term
+    last = run.last_growth["naive"][i]
+    assert torch_running_sum([term] * last, "float16")[-1] == 0.25 > torch_running_sum([term] * (last - 1), "float16")[-1]
+    assert run.last_growth["kahan"][i] > 9_900 and run.relative_error("kahan")[i] < 1e-3
+    assert run.relative_error("stochastic")[i] < 0.01
+
+
+@pytest.mark.parametrize("data", explore.ACCUMULATION_DATA)
+def test_accumulate_pairwise_is_torch_sum_and_exact_is_exact(data):
+    run = explore.accumulate(data, "bfloat16")
+    terms = explore.accumulation_terms(data, "bfloat16")
+    for j in (0, 50, len(run.ns) - 1):
+        k = int(run.ns[j])
+        assert run.totals["pairwise"][j] == torch.tensor(terms[:k]).to(torch.bfloat16).sum().item()
+        assert run.exact[j] == math.fsum(terms[:k])
+    assert run.unit_roundoff == 2.0**-8 and run.ns[0] == 1 and run.ns[-1] == 10_000
+
+
+def test_accumulation_report_text():
+    text = explore.accumulation_report(explore.accumulate("1e-4 repeated", "float16"), 10_000)
+    assert text.splitlines()[:4] == [
+        "1e-4 repeated in float16, n = 10000: exact sum 1.00016594",
+        "u = 0.0004883 (half of eps); n·u = 4.883, √n·u = 0.04883",
+        "method      total         rel. error  last term that changed the total",
+        "naive       0.25          0.75        2181",
+    ]
+    with pytest.raises(ValueError, match="checkpoints"):
+        explore.accumulation_report(explore.accumulate("1e-4 repeated", "float16"), 7777)
+    with pytest.raises(ValueError, match="data"):
+        explore.accumulation_terms("ones", "float16")
+    for call in (lambda: explore.accumulate("1e-4 repeated", "float8_e5m2"),
+                 lambda: explore.running_sums([1.0], "float8_e5m2", "naive"),
+                 lambda: explore.stochastic_round(1.0, "float64", 0.5)):
+        with pytest.raises(ValueError, match="dtype must be one of"):
+            call()
+
+
+# --- GradScaler run ----------------------------------------------------------------------------
+
+LAYER_SIZES = [16 * 32 + 32, 32 * 32 + 32, 32 * 32 + 32, 32 * 4 + 4]
+
+
+def test_gradscaler_run_follows_gradscalers_rule():
+    """Skipped step: scale x backoff; growth_interval clean steps in a row: scale x 2; else unchanged."""
+    run = explore.gradscaler_run(2.0**24, 20, 0.5)
+    assert run.scales[0] == 2.0**24 and run.skipped[0]
+    clean = 0
+    for i in range(len(run.scales) - 1):
+        if run.skipped[i]:
+            expected, clean = run.scales[i] * 0.5, 0
+        else:
+            clean += 1
+            expected = run.scales[i] * 2 if clean == 20 else run.scales[i]
+            clean %= 20
+        assert run.scales[i + 1] == expected, i
+    assert run.losses[-1] < run.losses[0] / 10  # it trains
+
+
+def test_gradscaler_run_counts_every_gradient_once():
+    run = explore.gradscaler_run()
+    assert run.classes.sum(axis=2).tolist() == [LAYER_SIZES] * explore.SCALER_STEPS
+    finite_nonzero = run.classes[:, :, 1] + run.classes[:, :, 2]
+    assert np.array_equal(run.counts.sum(axis=2), finite_nonzero)
+    assert np.array_equal(run.skipped, run.classes[:, :, 3].sum(axis=1) > 0)
+    again = explore.gradscaler_run.__wrapped__()
+    assert np.array_equal(again.scales, run.scales) and np.array_equal(again.counts, run.counts)
+    assert explore.model_gradients().size == sum(LAYER_SIZES)
+
+
+def test_scaler_reports():
+    run = explore.gradscaler_run(2.0**24, 2000, 0.5)
+    assert explore.scaler_run_report(run).splitlines()[:2] == [
+        "init_scale 2^24, growth_interval 2000, backoff_factor 0.5, growth_factor 2",
+        "skipped steps: 4 of 300 (step 0, 1, 2, 3)"]
+    lines = explore.scaler_step_report(run, 0).splitlines()
+    assert lines[0].startswith("step 0: scale 2^24 = 16777216, loss 1.383, skipped")
+    assert lines[-1] == ("at this scale float16 keeps |gradient| above 1.776e-15, in full from 3.638e-12, "
+                         "below 0.003905")
+    for bad in (-1, 300, 1.5, True):
+        with pytest.raises(ValueError, match="step"):
+            explore.scaler_step_report(run, bad)
+    with pytest.raises(ValueError):
+        explore.gradscaler_run(2.0**16, 20, 1.5)
+
+
+# --- environment check (fplab.device) ----------------------------------------------------------
+
+
+def test_version_check_compares_installed_versions_with_the_pins(tmp_path):
+    from importlib import metadata
+
+    from fplab.device import CHECKED_PACKAGES, version_check
+
+    rows = version_check().splitlines()
+    assert [row.split()[0] for row in rows] == list(CHECKED_PACKAGES)
+    torch_row = rows[0].split()
+    assert torch_row[1] == metadata.version("torch") and torch_row[3] == "2.13.0" and torch_row[4] == "ok"
+    fake = tmp_path / "pyproject.toml"
+    fake.write_text('[project]\ndependencies = ["torch==1.0.0", "numpy>=1"]\n')
+    rows = version_check(fake).splitlines()
+    assert rows[0].split()[3:5] == ["1.0.0", "DIFFERS:"]
+    assert rows[1].split()[2:5] == ["pinned", "not", "pinned"]
+    assert version_check(tmp_path / "missing.toml").startswith("no pins to compare with")

@@ -27,51 +27,104 @@ def shown(explorer):
     return text
 
 
-def value_text(log10, name="float16", negative=False):
-    return explore.value_report(explore.describe_value(explore.signed_magnitude(log10, negative), name))
+def value_text(value, name="float16"):
+    """What the dtype explorer shows for x = ``value``: the value report, then the bits."""
+    return (explore.value_report(explore.describe_value(value, name)) + "\n\n"
+            + explore.bits_report(explore.bits_of(value, name)))
+
+
+def lines(explorer):
+    return shown(explorer).splitlines()
 
 
 def test_dtype_explorer_shows_the_value_report_and_follows_every_control():
     ex = widgets.dtype_explorer()
-    assert isinstance(ex, ipywidgets.VBox) and set(ex.controls) == {"magnitude", "sign", "dtype"}
-    assert shown(ex) == value_text(-1.0)
+    assert isinstance(ex, ipywidgets.VBox) and set(ex.controls) == {"decade", "fraction", "sign", "dtype", "typed"}
+    assert shown(ex) == value_text(0.1)
     assert bytes(ex.image.value).startswith(PNG)
     first_png = bytes(ex.image.value)
 
-    ex.controls["magnitude"].value = 4.82  # 66069: past 65520
-    assert shown(ex) == value_text(4.82)
-    assert "status: overflow" in shown(ex).splitlines()
+    ex.controls["decade"].value = 4
+    ex.controls["fraction"].value = 0.82  # 66069: past 65520
+    assert shown(ex) == value_text(10**4.82)
+    assert "status: overflow" in lines(ex)
     assert bytes(ex.image.value).startswith(PNG) and bytes(ex.image.value) != first_png
 
     ex.controls["sign"].value = True
-    assert shown(ex).splitlines()[2] == "stored in float16: -inf"
+    assert lines(ex)[2] == "stored in float16: -inf"
 
     ex.controls["dtype"].value = "bfloat16"
-    assert shown(ex) == value_text(4.82, "bfloat16", negative=True)
-    assert shown(ex).splitlines()[2] == "stored in bfloat16: -66048"
+    assert shown(ex) == value_text(-(10**4.82), "bfloat16")
+    assert lines(ex)[2] == "stored in bfloat16: -66048"
 
-    ex.controls["magnitude"].value = -7.6  # 2.5e-8: below half of float16's first subnormal
+    ex.controls["sign"].value = False
+    ex.controls["decade"].value = -8
+    ex.controls["fraction"].value = 0.4  # 2.5e-8: below half of float16's first subnormal
     ex.controls["dtype"].value = "float16"
-    assert shown(ex).splitlines()[-2] == "status: rounds to zero"
-    ex.controls["magnitude"].value = -7.0  # 1e-7
-    assert shown(ex).splitlines()[-2] == "status: subnormal"
-    assert ex.result.status == "subnormal" and ex.result.value == -1e-7
+    assert lines(ex)[6] == "status: rounds to zero"
+    ex.controls["decade"].value = -7
+    ex.controls["fraction"].value = 0.0  # 1e-7
+    assert lines(ex)[6] == "status: subnormal"
+    assert ex.result.status == "subnormal" and ex.result.value == 1e-7
+
+
+def test_typing_a_value_moves_the_sliders():
+    ex = widgets.dtype_explorer()
+    ex.controls["typed"].value = "65520"
+    assert shown(ex) == value_text(65520.0)
+    assert (ex.controls["decade"].value, ex.controls["fraction"].value) == (4, 0.82)  # log10 65520 = 4.8164
+    ex.controls["fraction"].value = 0.8200000000000001  # the browser echoes the slider back
+    assert shown(ex) == value_text(65520.0)  # x stays exact, not 10^4.82
+    ex.controls["typed"].value = "\u22121e-7"  # a unicode minus, as some keyboards type it
+    assert shown(ex) == value_text(-1e-7) and ex.controls["sign"].value is True
+    before = shown(ex)
+    for bad in ("abc", "nan", "1e60"):
+        ex.controls["typed"].value = bad
+        assert ex.note.value.startswith(f"could not use {bad!r}") and shown(ex) == before
+
+
+def test_bit_buttons_flip_the_stored_bits():
+    ex = widgets.dtype_explorer()  # 0.1 -> float16 0x2e66
+    assert [b.description for b in ex.children[2].children] == list("0010111001100110")
+    ex.bits[0].click()  # the sign
+    assert shown(ex) == value_text(-0.0999755859375) and ex.controls["sign"].value is True
+    ex.bits[15].click()  # the last fraction bit: 0xae66 -> 0xae67
+    assert lines(ex)[9] == "float16 bits: 1 01011 1001100111  (0xae67)"
+    assert ex.result.value == explore.pattern_value(0xAE67, "float16")
+    assert (ex.controls["decade"].value, ex.controls["fraction"].value) == (-1, 0.0)
+    ex.bits[1].click()  # exponent 01011 -> 11011: 2^12 x 1.1001100111
+    assert ex.result.value == -6556.0 and (ex.controls["decade"].value, ex.controls["fraction"].value) == (3, 0.82)
+    ex.controls["dtype"].value = "float32"
+    assert len(ex.children[2].children) == 32
+
+
+def test_next_buttons_step_through_representable_numbers():
+    ex = widgets.dtype_explorer()
+    ex.controls["typed"].value = "65504"
+    ex.steppers["up"].click()
+    assert ex.note.value == "the next value above gives inf, which has no place on the slider: x stays"
+    assert ex.result.value == 65504.0
+    ex.steppers["down"].click()
+    assert ex.result.value == 65472.0  # float16's spacing below 65504 is 32
+    ex.controls["typed"].value = "0"
+    ex.steppers["up"].click()
+    assert ex.result.value == 2.0**-24 and lines(ex)[6] == "status: subnormal"
 
 
 @pytest.mark.skipif("float8_e4m3fn" not in explore.DTYPE_NAMES, reason="no float8_e4m3fn in this torch")
 def test_dtype_explorer_saturation_text():
     ex = widgets.dtype_explorer(dtype="float8_e4m3fn", log10_magnitude=3.0)
-    assert shown(ex).splitlines()[2:] == [
+    assert lines(ex)[2:8] == [
         "stored in float8_e4m3fn: 448", "absolute error: 552", "relative error: 0.552",
         "spacing (ulp) here: n/a (beyond the largest binade)", "status: saturates",
         "why: above the largest finite 448; float8_e4m3fn has no inf and clamps it to 448"]
 
 
 def test_slider_values_are_read_at_the_slider_step():
-    """A browser sends values such as -0.9900000000000001 for a 0.01 step: the text must not change."""
+    """A browser sends values such as 0.9900000000000001 for a 0.01 step: the text must not change."""
     ex = widgets.dtype_explorer()
-    ex.controls["magnitude"].value = -0.9900000000000001
-    assert shown(ex) == value_text(-0.99)
+    ex.controls["fraction"].value = 0.0100000000000001
+    assert shown(ex) == value_text(10**-0.99)
     sm = widgets.softmax_explorer()
     sm.controls["scale"].value = 1.2000000000000002
     assert sm.result.scale == 1.2
@@ -83,6 +136,14 @@ def test_returning_to_a_dtype_gives_the_same_picture():
     ex.controls["dtype"].value = "float32"
     ex.controls["dtype"].value = "float16"
     assert bytes(ex.image.value) == before
+
+
+def test_explorers_sharing_backgrounds_draw_what_a_fresh_one_draws(monkeypatch):
+    ex = widgets.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)  # backgrounds cached by now
+    shared = bytes(ex.image.value)
+    monkeypatch.setattr(widgets, "_DTYPE_BACKGROUNDS", {})  # a fresh cache: this one draws everything
+    fresh = widgets.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)
+    assert bytes(fresh.image.value) == shared
 
 
 def test_softmax_explorer_shows_naive_and_shifted_side_by_side():
@@ -105,10 +166,10 @@ def test_softmax_explorer_shows_naive_and_shifted_side_by_side():
 def test_loss_scale_explorer_counts_what_float16_loses():
     ex = widgets.loss_scale_explorer()
     assert set(ex.controls) == {"log2_scale", "dtype"}
-    g = explore.sample_gradient_magnitudes()
+    g = explore.model_gradients()
     assert shown(ex) == explore.loss_scale_report(explore.loss_scale_view(g, 0))
     ex.controls["log2_scale"].value = 16
-    assert shown(ex).splitlines()[:2] == ["loss scale: 2^16 = 65536", "lost to zero: 0.19% (39 of 20000)"]
+    assert shown(ex).splitlines()[:2] == ["loss scale: 2^16 = 65536", "lost to zero: 0.00% (0 of 2788)"]
     ex.controls["dtype"].value = "bfloat16"
     assert shown(ex) == explore.loss_scale_report(explore.loss_scale_view(g, 16, "bfloat16"))
     assert bytes(ex.image.value).startswith(PNG)
@@ -119,7 +180,7 @@ def test_loss_scale_explorer_takes_other_magnitudes():
     assert shown(ex).splitlines()[1] == "lost to zero: 50.00% (1 of 2)"
 
 
-@pytest.mark.parametrize("control, build", [("magnitude", widgets.dtype_explorer),
+@pytest.mark.parametrize("control, build", [("fraction", widgets.dtype_explorer),
                                             ("shift", widgets.softmax_explorer),
                                             ("scale", widgets.softmax_explorer)])
 def test_a_nan_slider_value_raises_value_error_and_keeps_the_view(control, build):
@@ -132,9 +193,9 @@ def test_a_nan_slider_value_raises_value_error_and_keeps_the_view(control, build
 
 def test_an_infinite_slider_value_is_clamped_by_the_slider():
     ex = widgets.dtype_explorer()
-    ex.controls["magnitude"].value = math.inf  # ipywidgets clamps to the slider's max
-    assert ex.controls["magnitude"].value == widgets.LOG10_RANGE[1]
-    assert shown(ex) == value_text(widgets.LOG10_RANGE[1])
+    ex.controls["fraction"].value = math.inf  # ipywidgets clamps to the slider's max
+    assert ex.controls["fraction"].value == 0.99
+    assert shown(ex) == value_text(10**-0.01)
 
 
 BAD_CALLS = [
@@ -152,16 +213,32 @@ BAD_CALLS = [
     (widgets.loss_scale_explorer, {"log2_scale": math.nan}, "finite"),
     (widgets.loss_scale_explorer, {"log2_scale": 2.5}, "whole number"),
     (widgets.loss_scale_explorer, {"grad_magnitudes": [math.inf]}, "finite"),
+    (widgets.loss_scale_explorer, {"grad_magnitudes": [0.0]}, "no non-zero"),
+    (widgets.accumulation_explorer, {"dtype": "float8_e5m2"}, "must be one of"),
+    (widgets.accumulation_explorer, {"data": "ones"}, "data must be one of"),
+    (widgets.accumulation_explorer, {"n": 7777}, "n must be one of"),
+    (widgets.gradscaler_explorer, {"log2_init_scale": 40}, "must lie in"),
+    (widgets.gradscaler_explorer, {"log2_init_scale": 2.5}, "whole number"),
+    (widgets.gradscaler_explorer, {"growth_interval": 3}, "growth_interval must be one of"),
+    (widgets.gradscaler_explorer, {"backoff_factor": 1.5}, "backoff_factor must be one of"),
+    (widgets.gradscaler_explorer, {"step": 300}, "must lie in"),
 ]
 
 
 @pytest.mark.parametrize("build, kwargs, message", BAD_CALLS, ids=lambda x: repr(x))
-def test_bad_arguments_raise_value_error(build, kwargs, message):
+@pytest.mark.parametrize("grading", ["", "autograde"])
+def test_bad_arguments_raise_value_error_also_during_grading(build, kwargs, message, grading, monkeypatch):
+    if grading:
+        monkeypatch.setenv("NBGRADER_EXECUTION", grading)
     with pytest.raises(ValueError, match=message):
         build(**kwargs)
 
 
-@pytest.mark.parametrize("build", [widgets.dtype_explorer, widgets.softmax_explorer, widgets.loss_scale_explorer])
+EXPLORERS = [widgets.dtype_explorer, widgets.softmax_explorer, widgets.loss_scale_explorer,
+             widgets.accumulation_explorer, widgets.gradscaler_explorer]
+
+
+@pytest.mark.parametrize("build", EXPLORERS)
 def test_every_explorer_skips_itself_during_grading(build, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     result = build()
@@ -187,10 +264,12 @@ for call in (lambda: w.dtype_explorer(dtype="float64"), lambda: w.softmax_explor
         call()
     except ValueError:
         pass
-print(type(w.dtype_explorer()).__name__, type(w.softmax_explorer()).__name__,
-      type(w.loss_scale_explorer()).__name__, 'matplotlib' in sys.modules)
+built = [w.dtype_explorer(), w.softmax_explorer(), w.loss_scale_explorer(), w.accumulation_explorer(),
+         w.gradscaler_explorer(), w.evidence(lambda: print("x"))]
+print(*{type(b).__name__ for b in built}, 'matplotlib' in sys.modules, w.explore.gradscaler_run.cache_info().currsize,
+      w.explore.accumulate.cache_info().currsize)
 """
-    assert run_python(code, NBGRADER_EXECUTION="validate") == "Label Label Label False"
+    assert run_python(code, NBGRADER_EXECUTION="validate") == "Label False 0 0"  # nothing drew, trained or summed
 
 
 def test_bench_widgets_prints_a_row_per_control():
@@ -201,9 +280,12 @@ def test_bench_widgets_prints_a_row_per_control():
 
     assert parser().parse_args(["bench", "--widgets"]).widgets
     out = io.StringIO()
-    slowest = bench_widgets(out, moves=3)
+    slowest = bench_widgets(out, moves=2)
     rows = out.getvalue().splitlines()
-    assert rows[1].split() == ["explorer", "control", "moves", "median", "ms", "max", "ms"]
-    controls = [row.split()[0] for row in rows[2:-1] if not row.split()[0].endswith("_explorer")]
-    assert controls == ["magnitude", "dtype", "shift", "scale", "dtype", "log2_scale", "dtype"]
-    assert slowest > 0 and rows[-1].startswith("slowest median slider move:")
+    assert rows[1].split() == ["explorer", "control", "moves", "p50", "ms", "p95", "ms", "max", "ms", "p95", "cpu"]
+    controls = [row[23:51].strip() for row in rows[2:-1] if row[0] == " "]
+    assert controls == ["decade", "fraction", "dtype", "sign", "typed", "bit click", "next up/down",
+                        "shift", "scale", "dtype", "log2_scale", "dtype", "n", "data", "dtype", "step",
+                        "retrain: log2_init_scale", "retrain: growth_interval", "retrain: backoff_factor"]
+    assert [row.split()[0] for row in rows[2:-1] if row[0] != " "] == [f.__name__ for f in EXPLORERS]
+    assert slowest > 0 and rows[-1].startswith("slowest p95 control move:")
