@@ -33,7 +33,7 @@ $(STAMP): pyproject.toml
 
 lab: $(STAMP)
 	mkdir -p .exchange  # nbgrader's exchange (Assignments tab) lives in the course
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) $(ROOT_FLAG)
+	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb $(ROOT_FLAG)
 
 test: $(STAMP) sysdeps
 	$(BIN)/python -m pytest
