@@ -26,14 +26,20 @@ def floor_notebook():
     return new_notebook(cells=[new_code_cell("import torch")])
 
 
+GOAL = 2.0  # a solved notebook, as graded, within this many times the floor
+
+
 def bench(course, ids, repeats, out):
-    """Print median execution time, the floor and their ratio for each assignment."""
-    os.environ.pop("NBGRADER_EXECUTION", None)
+    """Print median execution time as graded (NBGRADER_EXECUTION set: widgets and slow demos skip
+    themselves), the floor and their ratio for each assignment, with a verdict against GOAL."""
+    os.environ["NBGRADER_EXECUTION"] = "autograde"
     floor = statistics.median(execute_seconds(floor_notebook(), course.root) for _ in range(repeats))
     print(f"floor (kernel start + import torch): {floor:.2f} s median of {repeats}", file=out)
-    print(f"{'assignment':<28} {'median s':>9} {'floor s':>8} {'ratio':>6}", file=out)
+    print(f"{'assignment':<28} {'median s':>9} {'floor s':>8} {'ratio':>6}  goal <= {GOAL:g}x", file=out)
     for assignment_id in ids:
         nb = course.source_notebook(assignment_id)
         cwd = course.source_path(assignment_id).parent
         median = statistics.median(execute_seconds(nb, cwd) for _ in range(repeats))
-        print(f"{assignment_id:<28} {median:>9.2f} {floor:>8.2f} {median / floor:>6.2f}", file=out)
+        ratio = median / floor
+        print(f"{assignment_id:<28} {median:>9.2f} {floor:>8.2f} {ratio:>6.2f}  {'met' if ratio <= GOAL else 'OVER'}",
+              file=out)

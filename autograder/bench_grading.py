@@ -33,7 +33,8 @@ def sandbox_cost(assignment, path, repeats):
 
 
 def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> None:
-    """Print seconds per submission for serial nbgrader and for ``grade`` (reference run included)."""
+    """Print seconds and notebooks per minute for serial nbgrader, for ``grade`` on 1 and N local
+    workers and on a 2-worker Dask LocalCluster (reference run included), and the sandbox's cost."""
     cases = load_cases(course, assignment_id, answer_cells(course.source_notebook(assignment_id)))
     with tempfile.TemporaryDirectory(prefix="finite-bench-") as workdir:
         workdir = Path(workdir)
@@ -48,14 +49,25 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
         shutil.copytree(workdir / "submitted", serial_course / "submitted")
         serial = timed(lambda: nbgrader(["autograde", assignment_id, "--force"], cwd=serial_course))
         print(f"  serial nbgrader autograde   {serial:7.1f} s   {serial / size:5.2f} s/submission", file=out)
-        for n in sorted({1, workers}):
+        def run(label, n, scheduler=None):
             seconds = timed(lambda: grade_batch(course, workdir / "submitted", assignment_id,
-                                                workdir / f"out{n}", n, Limits(), progress=False,
-                                                record_grades=False))
+                                                workdir / f"out-{label}", n, Limits(), progress=False,
+                                                record_grades=False, scheduler=scheduler))
             speedup, goal = serial / seconds, 0.9 * n
-            print(f"  grade, {n} worker(s)         {seconds:7.1f} s   {seconds / size:5.2f} s/submission"
+            print(f"  grade, {label:<17} {seconds:7.1f} s   {60 * size / seconds:5.1f} notebooks/min"
                   f"   {speedup:4.2f}x serial nbgrader (goal >= {goal:.1f}x: {'met' if speedup >= goal else 'NOT met'};"
                   " the reference run included)", file=out)
+            return seconds
+
+        for n in sorted({1, workers}):
+            per_notebook = run(f"{n} local worker(s)", n) * n / size
+        print(f"  a class of 300 on one 16-core machine (16 workers at {per_notebook:.1f} s per notebook each): "
+              f"about {300 * per_notebook / 16 / 60:.0f} min per assignment", file=out)
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+                Client(cluster):
+            run("Dask, 2 workers", 2, cluster.scheduler_address)
         first = workdir / "submitted" / "student000" / assignment_id / f"{assignment_id}.ipynb"
         plain, boxed = sandbox_cost(assignment, first, 3)
         cost = 100 * (boxed / plain - 1)

@@ -45,7 +45,7 @@ def parser():
                    help="benchmark batch grading instead (first ID only; default 01_nonassociativity)")
     b.add_argument("--widgets", action="store_true",
                    help="time the fplab.widgets explorers instead: ms per slider move")
-    b.add_argument("--class-size", type=int, default=24, help="submissions in the synthetic class")
+    b.add_argument("--students", type=int, default=24, help="submissions in the synthetic class (default 24)")
     b.add_argument("--workers", type=int, default=None, help="workers for the parallel run (default: cores)")
     return p
 
@@ -81,7 +81,7 @@ def main(argv=None):
             from autograder.bench_grading import bench_grading
             from autograder.statuses import default_workers
 
-            bench_grading(course, (args.ids or ["01_nonassociativity"])[0], args.class_size,
+            bench_grading(course, (args.ids or ["01_nonassociativity"])[0], args.students,
                           args.workers or default_workers(), sys.stdout)
             return 0
         if args.command == "bench":
