@@ -1,0 +1,5 @@
+# RIGHT: the right letters in upper case with surrounding spaces.
+q1 = " C"
+q2 = "B "
+q3 = " c "
+q4 = "B"
