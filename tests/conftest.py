@@ -29,7 +29,7 @@ def run_cli(*args, cwd=ROOT, timeout=3600):
 
 # Modules that start kernels, sandboxes, nbgrader or a browser. `make test-fast` skips them.
 SLOW_MODULES = {"test_grading", "test_check", "test_browser", "test_browser_explorers", "test_notebooks",
-                "test_release", "test_cli", "test_caps", "test_attacks", "test_instructor", "test_dask"}
+                "test_release", "test_cli", "test_caps", "test_attacks", "test_instructor", "test_dask", "test_bench"}
 
 
 def pytest_collection_modifyitems(items):
