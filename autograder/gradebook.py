@@ -44,7 +44,10 @@ def register_assignment(gradebook, generated, assignment_id: str) -> None:
 
 
 def record(gradebook, result) -> None:
-    """Write one student's autograded scores: all of them, or (on any failure) none."""
+    """Write one student's autograded scores: all of them, or (on any failure) none. A folder
+    whose name is no valid student id is not recorded."""
+    if result.status == "invalid_id":
+        return
     assignment_id, student = result.assignment, result.student
     gradebook.update_or_create_student(student)
     timestamp = parse_utc(result.submitted_at) if result.submitted_at else None

@@ -20,6 +20,7 @@ from autograder.judge import MalformedObservation, judge_cell, observations
 from autograder.sandbox import QuietKernelManager, kernel_manager_class
 from autograder.statuses import Status
 
+STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits names on "+"
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
@@ -290,6 +291,10 @@ def admit(student, path, assignment, digest="", note=""):
     zero = {name: 0.0 for name in assignment.tests}
     base = dict(student=student, assignment=assignment.assignment_id, max_score=assignment.max_score,
                 submission_sha256=digest)
+    if not STUDENT_ID.fullmatch(student):
+        return Result(status=Status.INVALID_ID.value, scores=zero,
+                      notes=[f"the folder name {student!r} is not a valid nbgrader student id "
+                             "(letters, digits and . _ - @ only); rename it and grade again"], **base), None
     if path is None or not Path(path).is_file():
         return Result(status=Status.MISSING.value, scores=zero,
                       notes=[f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb was found"],

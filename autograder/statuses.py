@@ -12,6 +12,7 @@ class Status(str, Enum):
     KERNEL_DIED = "kernel_died"
     RESOURCE_LIMIT = "resource_limit"
     MISSING = "missing"
+    INVALID_ID = "invalid_id"
 
 
 STATUS_TEXT = {status.value: text for status, text in {
@@ -22,6 +23,7 @@ STATUS_TEXT = {status.value: text for status, text in {
     Status.KERNEL_DIED: "Your notebook's kernel died during grading (for example a crash or exit call).",
     Status.RESOURCE_LIMIT: "Your notebook went over a resource limit during grading (see the notes).",
     Status.MISSING: "No notebook was found in your submission.",
+    Status.INVALID_ID: "Your submission's folder name is not a valid student id, so it was not graded.",
 }.items()}
 
 

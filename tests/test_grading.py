@@ -153,6 +153,7 @@ def world(tmp_path_factory):
     (submitted / "hollow" / ASSIGNMENT).mkdir(parents=True)
     (submitted / "hollow" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").write_text("{}")
     (submitted / "absent").mkdir()
+    submit("bad name+1", {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE})
 
     before = {p: p.read_bytes() for p in submitted.rglob("*") if p.is_file()}
     done = run_cli("--course", str(course), "grade", str(submitted), "--assignment", ASSIGNMENT,
@@ -176,7 +177,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 24
+    assert len(world["rows"]) == 25
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "notes"]
     assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
@@ -353,6 +354,9 @@ def test_gradebook_holds_the_scores_of_grades_csv(world):
     assert done.returncode == 0, done.stderr
     exported = {r["student_id"]: r for r in csv.DictReader((world["out"].parent / "export.csv").open())}
     for student, row in world["rows"].items():
+        if row["status"] == "invalid_id":
+            assert student not in exported
+            continue
         assert float(exported[student]["raw_score"]) == float(row["score"]), student
 
 
@@ -399,3 +403,9 @@ def test_a_venv_reached_through_a_symlink_grades(tmp_path):
                           env={**os.environ, "PATH": f"{link / 'bin'}:{os.environ['PATH']}"})
     assert done.returncode == 0, done.stderr
     assert "ann,fx,graded,0,5" in (tmp_path / "out" / "grades.csv").read_text()
+
+
+def test_a_folder_name_that_is_no_student_id_is_reported_and_the_batch_goes_on(world):
+    row = world["rows"]["bad name+1"]
+    assert row["status"] == "invalid_id" and "not a valid nbgrader student id" in row["notes"]
+    assert world["rows"]["honest"]["score"] == "5"
