@@ -28,7 +28,6 @@ from autograder.release import generate
 from autograder.sandbox import Limits, SandboxError, check_layout
 
 
-
 def write_atomic(path, data):
     """Write bytes or text to ``path`` through a temp file in the same folder and os.replace."""
     path = Path(path)
