@@ -22,7 +22,9 @@ from autograder.cases import Case, build_submission
 from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
 from autograder.disclosure import SecretFilter, assertion_templates
 from autograder.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
-from autograder.grading import Assignment, Result, admit, conclude, reference_observations, run_in_sandbox
+from autograder.grading import (
+    Assignment, Result, admit, conclude, reference_observations, run_in_sandbox, sanitise,
+)
 from autograder.judge import Observation
 from autograder.release import generate
 from autograder.sandbox import Limits, SandboxError, check_layout
@@ -65,10 +67,9 @@ def fingerprint(course, assignment_id, limits) -> str:
     return digest.hexdigest()
 
 
-def prepare_assignment(course, assignment_id, workdir, limits, cache=None) -> Assignment:
-    """Generate the assignment in ``workdir``, collect what grading needs from it, and run the
-    reference (the solutions, in the sandbox); with ``cache`` (a folder) the reference run is
-    reused while the fingerprint is unchanged."""
+def prepare_assignment(course, assignment_id, workdir) -> tuple:
+    """Generate the assignment in ``workdir`` and collect what grading needs from it. Returns
+    (Assignment without its reference observations, the solved notebook that makes them)."""
     copy = generate(course, [assignment_id], workdir)
     release_nb = nbformat.read(copy / "release" / assignment_id / f"{assignment_id}.ipynb", as_version=4)
     locked = {c.metadata["nbgrader"]["grade_id"]: c for c in release_nb.cells
@@ -81,15 +82,28 @@ def prepare_assignment(course, assignment_id, workdir, limits, cache=None) -> As
     assignment = Assignment(assignment_id, f"sqlite:///{copy / 'gradebook.db'}", locked, tests,
                             secret_filter(source_nb, release_nb, read_notebook(course.source / "header.ipynb")),
                             templates)
-    stored = Path(cache) / f"reference-{fingerprint(course, assignment_id, limits)}.json" if cache else None
-    if stored and stored.is_file():
-        assignment.reference = {k: [Observation(**o) for o in v] for k, v in json.loads(stored.read_text()).items()}
-        return assignment
     solved = build_submission(release_nb, answer_cells(source_nb), Case("solution"))
-    assignment.reference = reference_observations(assignment, solved, limits)
-    if stored:
-        write_atomic(stored, json.dumps({k: [asdict(o) for o in v] for k, v in assignment.reference.items()}))
-    return assignment
+    return assignment, sanitise(solved, assignment)
+
+
+@contextmanager
+def reference(assignment, solved, pool, limits, stored):
+    """Fill ``assignment.reference``: from ``stored`` (a cache file) when it exists, else from a
+    run of the solved notebook on ``pool``, which starts now, beside the students' runs. The
+    body submits the students; the run is read, checked and cached when the body ends."""
+    if stored.is_file():
+        assignment.reference = {k: [Observation(**o) for o in v] for k, v in json.loads(stored.read_text()).items()}
+        yield
+        return
+    running = pool.submit(run_in_sandbox, nbformat.writes(solved), limits)
+    try:
+        yield
+    except BaseException:
+        running.cancel()
+        raise
+    executed, ran, outcome, _ = running.result()
+    assignment.reference = reference_observations(assignment, executed, ran, outcome)
+    write_atomic(stored, json.dumps({k: [asdict(o) for o in v] for k, v in assignment.reference.items()}))
 
 
 def released_notebook(course, assignment_id):
@@ -251,7 +265,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
     stamp = fingerprint(course, assignment_id, limits)
     with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
-        assignment = prepare_assignment(course, assignment_id, workdir, limits, cache=out / ".reference")
+        assignment, solved = prepare_assignment(course, assignment_id, workdir)
         if gradebook:
             register_assignment(gradebook, assignment.db_url, assignment_id)
         results, todo = [], []
@@ -268,16 +282,20 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             print(f"{len(results)} already graded (submission and assignment unchanged): kept", file=sys.stderr)
         bar = tqdm(total=len(students), initial=len(results), unit="student", disable=not progress,
                    desc=f"grading {assignment_id}", file=sys.stderr)
-        futures = {}
-        for student, path, digest in todo:
-            ended, admitted = admit(student, path, assignment, digest, students[student][1])
-            if ended:
-                results.append(finish(ended, None, assignment, out, stamp, gradebook, course, path))
-                bar.update()
-            else:
-                nb, notes = admitted
-                futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (student, path, digest, notes)
+        futures, ended = {}, []
         try:
+            with reference(assignment, solved, pool, limits, out / ".reference" / f"reference-{stamp}.json"):
+                for student, path, digest in todo:
+                    early, admitted = admit(student, path, assignment, digest, students[student][1])
+                    if early:
+                        ended.append((early, path))
+                    else:
+                        nb, notes = admitted
+                        futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (student, path, digest,
+                                                                                              notes)
+            for early, path in ended:
+                results.append(finish(early, None, assignment, out, stamp, gradebook, course, path))
+                bar.update()
             for future in as_completed(futures):
                 student, path, digest, notes = futures[future]
                 try:

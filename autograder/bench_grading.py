@@ -42,7 +42,7 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
                           workdir / "submitted")
         print(f"synthetic class: {size} submissions of {assignment_id} "
               "(cycling solution, blank release and every self-check case)", file=out)
-        assignment = prepare_assignment(course, assignment_id, workdir / "prepared", Limits())
+        assignment, _ = prepare_assignment(course, assignment_id, workdir / "prepared")
         generated = workdir / "prepared" / "course"
         serial_course = workdir / "serial"
         shutil.copytree(generated, serial_course)
@@ -62,7 +62,7 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
         for n in sorted({1, workers}):
             per_notebook = run(f"{n} local worker(s)", n) * n / size
         print(f"  a class of 300 on one 16-core machine (16 workers at {per_notebook:.1f} s per notebook each): "
-              f"about {300 * per_notebook / 16 / 60:.0f} min per assignment", file=out)
+              f"about {300 * per_notebook / 16 / 60:.1f} min per assignment", file=out)
         from distributed import Client, LocalCluster
 
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \

@@ -252,13 +252,10 @@ def outcome_notes(nb, outcome, limits, usage):
     return Status.GRADED.value, []
 
 
-def reference_observations(assignment, solved, limits) -> dict:
-    """{test grade_id: [Observation]} from running the solved notebook in the same sandbox.
-
-    Raises CourseError naming the cell when a test fails on the solutions or observes nothing.
-    """
-    executed, ran, outcome, _ = run_in_sandbox(nbformat.writes(sanitise(nbformat.from_dict(solved), assignment)),
-                                               limits)
+def reference_observations(assignment, executed, ran, outcome) -> dict:
+    """{test grade_id: [Observation]} from the solved notebook's run in the same sandbox
+    (``run_in_sandbox``'s results). Raises CourseError naming the cell when a test fails on the
+    solutions or observes nothing."""
     nb = nbformat.reads(executed, as_version=4)
     found = {}
     for index, cell in enumerate(nb.cells):
