@@ -148,6 +148,7 @@ def attacked(course, tmp_path_factory):
     if missing:
         pytest.skip("this machine cannot cap: " + "; ".join(missing))
     base = tmp_path_factory.mktemp("attacked")
+    before = {"cgroups": set(cgroups_left()), "sockets": set(Path("/dev/shm").glob("finite-kernel-*"))}
     submitted, out = base / "submitted", base / "out"
     submit(course, submitted, "honest")
     submit(course, submitted, "hoarder", triple=HOARD)
@@ -161,7 +162,7 @@ def attacked(course, tmp_path_factory):
     watch.stop.set()
     watch.join()
     return dict(done=done, out=out, rows=rows(out) if (out / "grades.csv").exists() else {},
-                watch=watch, seconds=time.monotonic() - start)
+                watch=watch, seconds=time.monotonic() - start, before=before)
 
 
 def test_batch_with_attackers_completes_and_the_honest_student_is_graded_as_before(attacked):
@@ -193,8 +194,9 @@ def test_kernel_survives_a_refused_fork_and_a_full_disk(attacked):
 def test_the_host_stays_within_the_caps_times_workers(attacked):
     assert 0 < attacked["watch"].memory <= WORKERS * MEMORY_MB * MB
     assert 0 < attacked["watch"].tasks <= WORKERS * MAX_PROCS
-    assert cgroups_left() == []
-    assert list(Path("/dev/shm").glob("finite-kernel-*")) == []  # kernels' socket folders removed
+    # only this batch's: a run killed elsewhere (a Dask worker in another test) may leave empty ones
+    assert set(cgroups_left()) - attacked["before"]["cgroups"] == set()
+    assert set(Path("/dev/shm").glob("finite-kernel-*")) - attacked["before"]["sockets"] == set()  # removed
 
 
 def test_missing_caps_are_listed_and_grading_refused(course, tmp_path, monkeypatch):
