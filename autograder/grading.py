@@ -1,4 +1,4 @@
-"""Grade one submission: restore locked cells, execute in the sandbox, score outside it."""
+"""One submission: admit it (restore locked cells), run it in the sandbox, judge it outside."""
 import json
 import re
 import tempfile
@@ -327,11 +327,3 @@ def conclude(student, executed_json, ran, outcome, usage, notes, assignment, lim
                   max_score=assignment.max_score, submission_sha256=digest, notes=notes + more, errors=errors,
                   caught_by_visible=visible, judged=judged), nb
 
-
-def grade(student, path, assignment, limits, digest=""):
-    """Grade one submission here, from file to Result. Returns (Result, executed notebook or None)."""
-    ended, admitted = admit(student, path, assignment, digest)
-    if ended:
-        return ended, None
-    nb, notes = admitted
-    return conclude(student, *run_in_sandbox(nbformat.writes(nb), limits), notes, assignment, limits, digest)

@@ -130,9 +130,9 @@ def _compare(ref, got, rtol, atol):
     if kind in ("tensor", "ndarray", "npscalar"):
         return _compare_array(ref, got, rtol, atol)
     if kind == "float":
-        return _compare_numbers(torch.tensor([float.fromhex(ref["v"])], dtype=torch.float64),
-                                torch.tensor([float.fromhex(got["v"])], dtype=torch.float64), rtol, atol,
-                                lambda: f"your value {float.fromhex(got['v'])!r} is not close enough")
+        bad = _bad(torch.tensor([float.fromhex(ref["v"])], dtype=torch.float64),
+                   torch.tensor([float.fromhex(got["v"])], dtype=torch.float64), rtol, atol)
+        return f"your value {float.fromhex(got['v'])!r} is not close enough" if bool(bad.any()) else None
     if kind in ("list", "tuple"):
         if len(got["v"]) != len(ref["v"]):
             return f"expected a {kind} of {len(ref['v'])} items, got {len(got['v'])}"
@@ -191,8 +191,8 @@ def _compare_array(ref, got, rtol, atol):
     r, g = decode_array(ref), decode_array(got)
     if r.dtype == torch.bool or (not r.is_floating_point() and rtol == 0 and atol == 0):
         return None if torch.equal(r, g) else f"{int((r != g).sum())} of {r.numel()} entries differ"
-    return _compare_numbers(r.to(torch.float64), g.to(torch.float64), rtol, atol,
-                            lambda: f"{int(_bad(r.double(), g.double(), rtol, atol).sum())} of {r.numel()} entries are not close enough")
+    bad = int(_bad(r.to(torch.float64), g.to(torch.float64), rtol, atol).sum())
+    return f"{bad} of {r.numel()} entries are not close enough" if bad else None
 
 
 def _bad(r, g, rtol, atol):
@@ -204,6 +204,3 @@ def _bad(r, g, rtol, atol):
     same = torch.where(infinite, r == g, same)
     return ~same
 
-
-def _compare_numbers(r, g, rtol, atol, message):
-    return message() if bool(_bad(r, g, rtol, atol).any()) else None
