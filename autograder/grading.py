@@ -326,4 +326,3 @@ def conclude(student, executed_json, ran, outcome, usage, notes, assignment, lim
     return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
                   max_score=assignment.max_score, submission_sha256=digest, notes=notes + more, errors=errors,
                   caught_by_visible=visible, judged=judged), nb
-
