@@ -1,6 +1,6 @@
 """Self-check cases: answer-cell replacements with the score they must get.
 
-A case is ``autograder/cases/ID/<grade_id>--<wrong|right>--<slug>.py``; its text replaces the
+A case is ``cases/ID/<grade_id>--<wrong|right>--<slug>.py``; its text replaces the
 answer cell ``<grade_id>`` while every other answer cell holds the source solution.
 ``wrong`` must score 0 on ``test_<grade_id>`` and full marks elsewhere; ``partial`` (for cells
 graded in groups, such as a quiz) some but not all of that cell's points; ``right`` full marks.

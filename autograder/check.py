@@ -6,10 +6,10 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.batch import grade_batch, released_notebook
+from autograder.grading.batch import grade_batch, released_notebook
 from autograder.cases import build_submission, load_cases, student_id
 from autograder.course import answer_cells, graded_tests
-from autograder.sandbox import Limits
+from autograder.sandbox.bubblewrap import Limits
 
 
 def write_submissions(course, assignment_id, cases, folder) -> None:

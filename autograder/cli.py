@@ -73,19 +73,19 @@ def main(argv=None):
             print(f"\n{'all as expected' if not mismatches else f'{mismatches} MISMATCHES'}")
             return 1 if mismatches else 0
         if args.command == "bench" and args.widgets:
-            from autograder.bench_widgets import bench_widgets
+            from autograder.bench.widgets import bench_widgets
 
             bench_widgets(sys.stdout)
             return 0
         if args.command == "bench" and args.grading:
-            from autograder.bench_grading import bench_grading
+            from autograder.bench.grading import bench_grading
             from autograder.statuses import default_workers
 
             bench_grading(course, (args.ids or ["01_nonassociativity"])[0], args.students,
                           args.workers or default_workers(), sys.stdout)
             return 0
         if args.command == "bench":
-            from autograder.bench import bench
+            from autograder.bench.notebooks import bench
 
             bench(course, ids, args.repeats, sys.stdout)
             return 0
@@ -99,9 +99,9 @@ def main(argv=None):
 
 
 def grade_command(course, args):
-    from autograder.batch import grade_batch
-    from autograder.caps import describe, missing_caps
-    from autograder.sandbox import Limits
+    from autograder.grading.batch import grade_batch
+    from autograder.sandbox.caps import describe, missing_caps
+    from autograder.sandbox.bubblewrap import Limits
     from autograder.statuses import default_workers
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,

@@ -22,7 +22,7 @@ class Course:
             raise CourseError(f"{self.root} is not the course root: no nbgrader_config.py there")
         self.source = self.root / "source"
         self.release = self.root / "release"
-        self.cases = self.root / "autograder" / "cases"
+        self.cases = self.root / "cases"
 
     def assignment_ids(self):
         """Every assignment in source/, in course order."""

@@ -9,7 +9,7 @@ import pytest
 
 from autograder.cases import Case, build_submission
 from autograder.course import Course, answer_cells, hidden_regions
-from autograder.disclosure import SecretFilter
+from autograder.grading.disclosure import SecretFilter
 from conftest import ROOT, run_cli
 
 pytestmark = pytest.mark.skipif(
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 ID = "01_nonassociativity"
-CASES = ROOT / "autograder" / "cases" / ID
+CASES = ROOT / "cases" / ID
 # The honest answers every attack is added to: three right, kahan_sum and the quiz wrong.
 HONEST = {"kahan_sum": (CASES / "kahan_sum--wrong--left_to_right.py").read_text(),
           "quiz": (CASES / "quiz--wrong--sums_hide_errors.py").read_text()}

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from autograder import release as release_module
-from autograder.batch import check_folders, finished, result_path, write_atomic
+from autograder.grading.batch import check_folders, finished, result_path, write_atomic
 from autograder.cases import Case
 from autograder.check import report
 from autograder.cli import summary
 from autograder.course import CourseError
-from autograder.grading import Result
+from autograder.grading.score import Result
 
 TESTS = {"test_a": 2, "test_b": 3}
 

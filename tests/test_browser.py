@@ -132,7 +132,7 @@ def test_learner_runs_the_release_on_cpu_and_validates(lab, page):
     unexpected = [t for t in texts if not expected.search(t)]
     assert texts and unexpected == [], unexpected
 
-    answer = (ROOT / "autograder/cases/01_nonassociativity/ulp_distance--right--numpy_uint32.py").read_text()
+    answer = (ROOT / "cases/01_nonassociativity/ulp_distance--right--numpy_uint32.py").read_text()
     answer_cell = cell_with(page, "def ulp_distance(a, b):")
     set_cell_source(page, answer_cell, answer)
     run_cell(page, answer_cell)

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-from autograder.caps import MB, mechanism, missing_caps
-from autograder.sandbox import Limits
+from autograder.sandbox.caps import MB, mechanism, missing_caps
+from autograder.sandbox.bubblewrap import Limits
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402

@@ -6,10 +6,11 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
-from autograder.disclosure import WITHHELD, SecretFilter, assertion_templates
-from autograder.feedback import render
-from autograder.grading import Assignment, Result, score, tampering
-from autograder.judge import Observation
+from autograder.grading.disclosure import WITHHELD, SecretFilter, assertion_templates
+from autograder.grading.feedback import render
+from autograder.grading.admit import tampering
+from autograder.grading.score import Assignment, Result, score
+from autograder.grading.judge import Observation
 from fplab.observe import MIME, encode
 
 HIDDEN = "_xs = torch.tensor([1e-45, 1e-40, 1.1754944e-38])\nassert ulp_distance(_xs, _up).tolist() == [1, 1, 1]"

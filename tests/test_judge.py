@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.judge import MalformedObservation, Observation, compare, judge_cell, observations
+from autograder.grading.judge import MalformedObservation, Observation, compare, judge_cell, observations
 from fplab.observe import MIME, encode
 
 

@@ -275,7 +275,7 @@ print(*{type(b).__name__ for b in built}, 'matplotlib' in sys.modules, w.explore
 def test_bench_widgets_prints_a_row_per_control():
     import io
 
-    from autograder.bench_widgets import bench_widgets
+    from autograder.bench.widgets import bench_widgets
     from autograder.cli import parser
 
     assert parser().parse_args(["bench", "--widgets"]).widgets

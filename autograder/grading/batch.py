@@ -16,18 +16,18 @@ import torch
 from nbgrader import __version__ as nbgrader_version
 from tqdm import tqdm
 
-import fplab
-from autograder import feedback
+import autograder
+from autograder.grading import feedback
 from autograder.cases import Case, build_submission
 from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
-from autograder.disclosure import SecretFilter, assertion_templates
-from autograder.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
-from autograder.grading import (
-    Assignment, Result, admit, conclude, reference_observations, run_in_sandbox, sanitise,
-)
-from autograder.judge import Observation
+from autograder.grading.disclosure import SecretFilter, assertion_templates
+from autograder.grading.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
+from autograder.grading.admit import admit, sanitise
+from autograder.grading.judge import Observation
+from autograder.grading.score import Assignment, Result, conclude, reference_observations
 from autograder.release import generate
-from autograder.sandbox import Limits, SandboxError, check_layout
+from autograder.sandbox.bubblewrap import Limits, SandboxError, check_layout, fplab_dir
+from autograder.sandbox.execute import run_in_sandbox
 
 
 def write_atomic(path, data):
@@ -57,12 +57,15 @@ def secret_filter(source_nb, release_nb, header_nb) -> SecretFilter:
 
 def fingerprint(course, assignment_id, limits) -> str:
     """A hash of everything a grade depends on besides the submission: the source notebook and
-    header, the course config, the learner-side package, the limits and the versions."""
+    header, the course config, the learner-side package the kernel imports, the grader's own code
+    and templates, the limits and the versions."""
     digest = hashlib.sha256()
+    code = [path for package in (fplab_dir(), Path(autograder.__file__).parent)
+            for path in sorted(package.rglob("*")) if path.suffix in (".py", ".j2")]
     files = [course.source_path(assignment_id), course.source / "header.ipynb", course.root / "nbgrader_config.py",
-             *sorted(Path(fplab.__file__).parent.glob("*.py"))]
+             *code]
     for path in files:
-        digest.update(path.read_bytes())
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     digest.update(repr((limits, torch.__version__, nbgrader_version, sys.version)).encode())
     return digest.hexdigest()
 

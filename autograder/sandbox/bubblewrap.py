@@ -4,7 +4,7 @@ The sandbox sees the operating system, the Python installation and the learner-s
 package read-only; nothing else of the course, the submissions or the grading output exists
 inside. It has no network, its own PID namespace (everything in it dies with it), no
 capabilities, and caps on the total memory, processes and bytes written of everything it runs
-(:mod:`autograder.caps`). The only writable places are a private, size-capped /tmp holding the
+(:mod:`autograder.sandbox.caps`). The only writable places are a private, size-capped /tmp holding the
 working folder /tmp/work, a size-capped /dev/shm, and the folder of the kernel's Unix sockets,
 through which the grader talks to the kernel, so the client (which holds the hidden tests)
 stays outside.
@@ -19,7 +19,8 @@ from pathlib import Path
 from jupyter_client.manager import AsyncKernelManager
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"]
-WORKDIR = "/tmp/work"  # the kernel's working folder inside the sandbox, on the capped /tmp
+WORKDIR = "/tmp/work"
+FPLAB_PARENT = "/opt/finite"  # where the grader's own fplab is bound inside, first on PYTHONPATH  # the kernel's working folder inside the sandbox, on the capped /tmp
 MB = 1024 * 1024
 
 
@@ -43,13 +44,20 @@ def read_only_binds():
     venv, fplab's source. A venv reached through a symlink is bound at the path the kernel is
     started by, too, since that path is what the kernel's command line names."""
     binds = {(Path(p), Path(p)) for p in SYSTEM_DIRS if Path(p).exists() and not Path(p).is_symlink()}
+    for path in [sys.base_prefix, sys.prefix]:
+        seen, real = Path(path).absolute(), Path(path).resolve()
+        binds |= {(real, real), (real, seen)}
+    binds.add((fplab_dir(), Path(FPLAB_PARENT) / "fplab"))
+    return sorted(binds)
+
+
+def fplab_dir() -> Path:
+    """The ``fplab`` package this grader imports (and fingerprints): the sandbox binds exactly this
+    one at ``FPLAB_PARENT/fplab``, first on the kernel's path, whichever way the venv installed it."""
     spec = importlib.util.find_spec("fplab")
     if spec is None or not spec.submodule_search_locations:
         raise SandboxError("the fplab package is not installed")
-    for path in [sys.base_prefix, sys.prefix, *spec.submodule_search_locations]:
-        seen, real = Path(path).absolute(), Path(path).resolve()
-        binds |= {(real, real), (real, seen)}
-    return sorted(binds)
+    return Path(list(spec.submodule_search_locations)[0]).resolve()
 
 
 def read_only_paths():
@@ -73,7 +81,7 @@ def bwrap_command(sockets, limits, argv, sized=True):
     """The bubblewrap command line that runs ``argv`` in the sandbox, in WORKDIR.
 
     ``sockets``: the host folder of the kernel's connection file and sockets, bound at the same
-    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`caps.tmpfs_size_problem`.
+    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`autograder.sandbox.caps.tmpfs_size_problem`.
     """
     bwrap = shutil.which("bwrap")
     prlimit = shutil.which("prlimit")
@@ -99,6 +107,7 @@ def bwrap_command(sockets, limits, argv, sized=True):
         "IPYTHONDIR": f"{WORKDIR}/.ipython",
         "NBGRADER_EXECUTION": "autograde",
         "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": FPLAB_PARENT,
         "OMP_NUM_THREADS": "1",
     }
     for name, value in env.items():
@@ -118,7 +127,7 @@ class QuietKernelManager(AsyncKernelManager):
 class SandboxedKernelManager(QuietKernelManager):
     """A kernel manager whose kernel runs in the sandbox, reached over Unix sockets.
 
-    With an ``enclosure`` (:class:`autograder.caps.Enclosure`) the sockets live in its folder and
+    With an ``enclosure`` (:class:`autograder.sandbox.caps.Enclosure`) the sockets live in its folder and
     the sandbox runs inside its cgroup; without one, in ``scratch`` and uncapped.
     """
 
@@ -139,7 +148,7 @@ class SandboxedKernelManager(QuietKernelManager):
         argv = super().format_kernel_cmd(extra_arguments)
         self.kernel_spec.interrupt_mode = "message"  # a signal would hit bwrap, not the kernel
         if self.enclosure is None:
-            from autograder.caps import tmpfs_size_problem
+            from autograder.sandbox.caps import tmpfs_size_problem
 
             return bwrap_command(self.sockets(), self.limits, argv, sized=tmpfs_size_problem() is None)
         return self.enclosure.launcher() + bwrap_command(self.sockets(), self.limits, argv,

@@ -7,12 +7,13 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.batch import grade_batch, prepare_assignment
+from autograder.grading.batch import grade_batch, prepare_assignment
 from autograder.cases import load_cases
 from autograder.check import write_submissions
 from autograder.course import answer_cells, nbgrader
-from autograder.grading import execute, sanitise
-from autograder.sandbox import Limits
+from autograder.grading.admit import sanitise
+from autograder.sandbox.execute import execute
+from autograder.sandbox.bubblewrap import Limits
 
 
 def timed(fn) -> float:

@@ -58,7 +58,7 @@ class Usage:
 def limit_outcome(usage, limits, errors=""):
     """``("resource_limit", note)`` when a cap stopped the submission, else None.
 
-    ``usage``: the :class:`Usage` that :func:`autograder.grading.execute` returns;
+    ``usage``: the :class:`Usage` that :func:`autograder.sandbox.execute.execute` returns;
     ``errors``: the notebook's error text (:func:`notebook_errors`), for what only shows there
     (a single allocation over the total refused by ``RLIMIT_DATA``, a full disk).
     """

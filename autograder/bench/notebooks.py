@@ -7,7 +7,7 @@ import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.sandbox import QuietKernelManager
+from autograder.sandbox.bubblewrap import QuietKernelManager
 
 
 def execute_seconds(nb, cwd):

@@ -1,26 +1,18 @@
-"""One submission: admit it (restore locked cells), run it in the sandbox, judge it outside."""
+"""Score an executed submission outside the kernel (trusted side): judge each test cell's
+observations against the reference run's, and say how the run ended."""
 import json
 import re
-import tempfile
-import threading
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import nbformat
-from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbgrader import utils
-from nbgrader.converters import Autograde
-from nbgrader.preprocessors import Execute, LimitOutput
-from traitlets.config import Config
 
-from autograder.caps import Enclosure, Usage, limit_outcome, notebook_errors
 from autograder.course import CourseError
-from autograder.disclosure import SecretFilter
-from autograder.judge import MalformedObservation, judge_cell, observations
-from autograder.sandbox import QuietKernelManager, kernel_manager_class
+from autograder.grading.disclosure import SecretFilter
+from autograder.grading.judge import MalformedObservation, judge_cell, observations
+from autograder.sandbox.caps import limit_outcome, notebook_errors
 from autograder.statuses import Status
 
-STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits names on "+"
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
@@ -66,92 +58,6 @@ class Assignment:
     @property
     def max_score(self) -> float:
         return float(sum(self.tests.values()))
-
-
-class RecordingExecute(Execute):
-    """nbgrader's executor, remembering which cells really ran."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        self.ran = set()
-
-    def on_cell_executed(self, **kwargs):
-        super().on_cell_executed(**kwargs)
-        self.ran.add(kwargs["cell_index"])
-
-
-def tampering(nb, assignment):
-    """Notes on locked cells the learner changed, deleted or retyped (all restored before grading)."""
-    notes, seen = [], set()
-    for cell in nb.cells:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        original = assignment.release.get(grade_id)
-        if original is None:
-            continue
-        seen.add(grade_id)
-        if cell.cell_type != original.cell_type:
-            notes.append(f"locked cell {grade_id} was changed from {original.cell_type} to {cell.cell_type}; restored")
-        elif utils.compute_checksum(cell) != utils.compute_checksum(original):
-            notes.append(f"locked cell {grade_id} was modified (checksum changed); restored")
-    for grade_id in assignment.release:
-        if grade_id not in seen:
-            notes.append(f"locked cell {grade_id} was deleted; restored")
-    return notes
-
-
-def sanitise(nb, assignment):
-    """nbgrader's own autograde clean-up (its ``sanitize_preprocessors``: clear outputs, restore
-    locked cells, deleted ones too, check metadata)."""
-    resources = {"nbgrader": {"notebook": assignment.assignment_id,
-                              "assignment": assignment.assignment_id, "db_url": assignment.db_url}}
-    config = Config({"OverwriteCells": {"add_missing_cells": True}})
-    for preprocessor in Autograde(config=config).sanitize_preprocessors:
-        nb, resources = preprocessor(config=config).preprocess(nb, resources)
-    return nb
-
-
-def execute(nb, scratch, limits, sandboxed=True):
-    """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome, usage).
-
-    ``usage`` is what the caps recorded (:class:`autograder.caps.Usage`), for ``limit_outcome``.
-    ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs.
-    """
-    if not sandboxed:
-        return _execute(nb, scratch, limits, QuietKernelManager) + (Usage(),)
-    with Enclosure(limits, scratch) as enclosure:
-        ran, outcome = _execute(nb, scratch, limits, kernel_manager_class(scratch, limits, enclosure))
-    return ran, outcome, enclosure.usage
-
-
-def _execute(nb, scratch, limits, manager):
-    executor = RecordingExecute(
-        timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
-        raise_on_iopub_timeout=False, kernel_manager_class=manager,
-        extra_arguments=["--HistoryManager.hist_file=:memory:"],
-    )
-    expired = threading.Event()
-
-    def kill():
-        expired.set()
-        if executor.km is not None and executor.km.has_kernel:
-            executor.km.provisioner.process.kill()  # bwrap; --die-with-parent takes the rest
-
-    watchdog = threading.Timer(limits.notebook_timeout, kill)
-    watchdog.start()
-    try:
-        executor.preprocess(nb, {"metadata": {"path": str(scratch)}})
-        outcome = "ok"
-    except (DeadKernelError, CellTimeoutError) as error:
-        killed = expired.is_set() or isinstance(error, CellTimeoutError)
-        outcome = "timeout" if killed else "kernel_died"
-    except Exception:
-        if not expired.is_set():  # a kill mid-cell surfaces in several ways; anything else is ours
-            raise
-        outcome = "timeout"
-    finally:
-        watchdog.cancel()
-    LimitOutput().preprocess(nb, {})
-    return executor.ran, outcome
 
 
 def kernel_passed(cell) -> bool:
@@ -276,46 +182,6 @@ def reference_observations(assignment, executed, ran, outcome) -> dict:
         if not found[grade_id]:
             raise CourseError(f"{where} observes nothing: hidden tests must call fplab.observe")
     return found
-
-
-def admit(student, path, assignment, digest="", note=""):
-    """Read, check and restore one submission before it runs (trusted side); ``note`` (where the
-    notebook was found) starts its notes.
-
-    Returns (Result, None) when it ends here (missing, unreadable), else (None, (notebook, notes)).
-    """
-    first = [note] if note else []
-    zero = {name: 0.0 for name in assignment.tests}
-    base = dict(student=student, assignment=assignment.assignment_id, max_score=assignment.max_score,
-                submission_sha256=digest)
-    if not STUDENT_ID.fullmatch(student):
-        return Result(status=Status.INVALID_ID.value, scores=zero,
-                      notes=[f"the folder name {student!r} is not a valid nbgrader student id "
-                             "(letters, digits and . _ - @ only); rename it and grade again"], **base), None
-    if path is None or not Path(path).is_file():
-        return Result(status=Status.MISSING.value, scores=zero,
-                      notes=[f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb was found"],
-                      **base), None
-    try:
-        nb = nbformat.reads(Path(path).read_text(encoding="utf-8"), as_version=4)
-        nbformat.validate(nb)
-        notes = first + tampering(nb, assignment)
-        nb = sanitise(nb, assignment)
-    except Exception as error:
-        why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        return Result(status=Status.UNREADABLE.value, scores=zero, notes=first + [f"not a readable notebook: {why}"],
-                      **base), None
-    return None, (nb, notes)
-
-
-def run_in_sandbox(notebook_json: str, limits) -> tuple:
-    """Execute a restored notebook in a fresh, capped sandbox (the only step that runs student
-    code; it may run on another machine). Returns (executed notebook JSON, indices of cells that
-    ran, outcome, the caps' :class:`~autograder.caps.Usage`)."""
-    nb = nbformat.reads(notebook_json, as_version=4)
-    with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
-        ran, outcome, usage = execute(nb, Path(scratch), limits)
-    return nbformat.writes(nb), sorted(ran), outcome, usage
 
 
 def conclude(student, executed_json, ran, outcome, usage, notes, assignment, limits, digest="") -> tuple:
