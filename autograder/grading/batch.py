@@ -104,8 +104,8 @@ def reference(assignment, solved, pool, limits, stored):
     except BaseException:
         running.cancel()
         raise
-    executed, ran, outcome, _ = running.result()
-    assignment.reference = reference_observations(assignment, executed, ran, outcome)
+    run = running.result()
+    assignment.reference = reference_observations(assignment, run.executed, run.ran, run.outcome)
     write_atomic(stored, json.dumps({k: [asdict(o) for o in v] for k, v in assignment.reference.items()}))
 
 
@@ -302,10 +302,10 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             for future in as_completed(futures):
                 student, path, digest, notes = futures[future]
                 try:
-                    executed, ran, outcome, usage = future.result()
+                    run = future.result()
                 except Exception as error:
                     raise CourseError(f"grading {student} failed: {error}") from error
-                result, nb = conclude(student, executed, ran, outcome, usage, notes, assignment, limits, digest)
+                result, nb = conclude(student, run.executed, run.ran, run.outcome, run.usage, notes, assignment, limits, digest)
                 results.append(finish(result, nb, assignment, out, stamp, gradebook, course, path))
                 bar.set_postfix_str(f"{student}: {result.status}")
                 bar.update()

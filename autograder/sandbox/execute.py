@@ -1,6 +1,7 @@
 """Execute a restored notebook in a fresh, capped sandbox: the only step that runs student code."""
 import tempfile
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
@@ -67,13 +68,21 @@ def _execute(nb, scratch, limits, manager):
     return executor.ran, outcome
 
 
-def run_in_sandbox(notebook_json: str, limits) -> tuple:
+@dataclass(frozen=True)
+class SandboxRun:
+    """What one sandboxed execution hands back to the trusted side (plain data: it may come from
+    a Dask worker)."""
+
+    executed: str  # the executed notebook, JSON
+    ran: tuple  # indices of the cells that ran
+    outcome: str  # "ok", "timeout" or "kernel_died"
+    usage: Usage  # what the caps recorded
+
+
+def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
     """Execute a restored notebook in a fresh, capped sandbox (the only step that runs student
-    code; it may run on another machine). Returns (executed notebook JSON, indices of cells that
-    ran, outcome, the caps' :class:`~autograder.sandbox.caps.Usage`)."""
+    code; it may run on another machine)."""
     nb = nbformat.reads(notebook_json, as_version=4)
     with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
         ran, outcome, usage = execute(nb, Path(scratch), limits)
-    return nbformat.writes(nb), sorted(ran), outcome, usage
-
-
+    return SandboxRun(nbformat.writes(nb), tuple(sorted(ran)), outcome, usage)
