@@ -12,10 +12,10 @@ from autograder.course import Course, answer_cells, hidden_regions
 from autograder.grading.disclosure import SecretFilter
 from conftest import ROOT, run_cli
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
     reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)
+)]
 
 ID = "01_nonassociativity"
 CASES = ROOT / "cases" / ID
