@@ -6,6 +6,14 @@ import ast as _ast
 import linecache as _linecache
 import sys as _sys
 
+_trees = {}  # a notebook cell's file name -> its parsed source
+
+
+def _is_cell(frame):
+    """A frame of a notebook cell (IPython names their files ipykernel_.../<number>.py)."""
+    name = frame.f_code.co_filename
+    return "ipykernel" in name or name.startswith("<ipython-input")
+
 
 def _oracle(fallback):
     try:
@@ -14,10 +22,13 @@ def _oracle(fallback):
             for key in ("want", "wants", "expected", "ref", "reference", "answer", "truth"):
                 if key in frame.f_locals:
                     return frame.f_locals[key]
-            try:
-                tree = _ast.parse("".join(_linecache.getlines(frame.f_code.co_filename)))
-            except (SyntaxError, ValueError):
-                tree = None
+            tree = _trees.get(frame.f_code.co_filename) if _is_cell(frame) else None
+            if _is_cell(frame) and tree is None:
+                try:
+                    tree = _ast.parse("".join(_linecache.getlines(frame.f_code.co_filename)))
+                except (SyntaxError, ValueError):
+                    tree = _ast.Module(body=[], type_ignores=[])
+                _trees[frame.f_code.co_filename] = tree
             for node in _ast.walk(tree) if tree is not None else ():
                 if isinstance(node, _ast.Assert) and isinstance(node.test, _ast.Compare) \
                         and node.lineno <= frame.f_lineno <= node.end_lineno:
