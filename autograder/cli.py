@@ -31,6 +31,8 @@ def parser():
                    help="processes and threads of one submission (default 64)")
     g.add_argument("--disk-mb", type=int, default=512, metavar="M",
                    help="bytes one submission may write, working folder and /tmp together (default 512)")
+    g.add_argument("--cpus", type=float, default=1, metavar="N",
+                   help="CPU cores for everything one submission runs, together (default 1)")
     g.add_argument("--allow-uncapped", action="store_true",
                    help="grade even where this machine cannot enforce every cap (listed at start)")
     g.add_argument("--scheduler", metavar="ADDRESS",
@@ -105,7 +107,9 @@ def grade_command(course, args):
     from autograder.statuses import default_workers
 
     limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
-                    max_procs=args.max_procs, disk_mb=args.disk_mb)
+                    max_procs=args.max_procs, disk_mb=args.disk_mb, cpus=args.cpus)
+    if not 0.01 <= limits.cpus <= 1024:
+        raise CourseError(f"--cpus {args.cpus:g}: give a number of cores between 0.01 and 1024")
     missing = missing_caps(limits)
     print(describe(limits), flush=True)
     for line in missing:
