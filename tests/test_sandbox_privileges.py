@@ -174,3 +174,19 @@ def test_half_a_core_is_half_a_core():
     busy = json.loads(nb.cells[0].outputs[-1].text)
     assert 0.5 in quotas.seen
     assert busy["cpu"] <= 0.6 * busy["wall"], busy
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the grader is not root here: nothing to drop")
+def test_a_root_grader_that_cannot_drop_lists_it_as_a_missing_cap(tmp_path):
+    import subprocess
+    import sys
+
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "setpriv").write_text("#!/bin/sh\necho 'setpriv: setresuid failed: Operation not permitted' >&2\nexit 1\n")
+    (fake / "setpriv").chmod(0o755)
+    done = subprocess.run([sys.executable, "-c", "from autograder.sandbox.caps import missing_caps\n"
+                           "from autograder.sandbox.bubblewrap import Limits\nprint(missing_caps(Limits()))"],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"})
+    assert "user: the kernel would run as root: cannot drop to an unprivileged uid" in done.stdout, done
