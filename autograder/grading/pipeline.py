@@ -70,9 +70,8 @@ def ensure_reference(course, assignment, limits, run=None) -> None:
 
 def judge(student: str, run, notes: list, assignment, limits, digest: str = "") -> tuple:
     """(Result, executed notebook carrying the trusted record under ``metadata.finite``)."""
-    result, nb = conclude(student, run, notes, assignment, limits, digest)
-    nb.metadata[KEY] = {"result": asdict(result), "shown": {str(k): v for k, v in run.shown.items()},
-                        "output_notes": list(run.output_notes)}
+    result, nb = conclude(student, run, notes + list(run.cut), assignment, limits, digest)
+    nb.metadata[KEY] = {"result": asdict(result), "shown": {str(k): v for k, v in run.shown.items()}}
     return result, nb
 
 
