@@ -1,16 +1,18 @@
-# Right, differently: a recorder class whose instances are the backend, the graph's nodes read
-# through gm.graph.find_nodes, merged back into graph order, and the reset after the imports.
+# Right, differently: a recorder class whose instances are the backend (returning the
+# GraphModule itself, which is callable), names read with getattr(target, "__name__", target),
+# and the reset done through an aliased import.
 import torch._dynamo as dynamo
 
 
 class _Recorder:
+    KEPT = ("call_function", "call_method")
+
     def __init__(self):
         self.graphs = []
 
     def __call__(self, gm, example_inputs):
-        wanted = set(gm.graph.find_nodes(op="call_function")) | set(gm.graph.find_nodes(op="call_method"))
         self.graphs.append([getattr(node.target, "__name__", node.target)
-                            for node in gm.graph.nodes if node in wanted])
+                            for node in gm.graph.nodes if node.op in self.KEPT])
         return gm
 
 
