@@ -18,7 +18,7 @@ class Status(str, Enum):
 
 
 STATUS_TEXT = {status.value: text for status, text in {
-    Status.GRADED: "Graded.",
+    Status.GRADED: "Every test cell ran and was judged.",
     Status.UNREADABLE: "Your file could not be read as a notebook, so nothing in it could be graded.",
     Status.TIMEOUT: "A cell of your notebook ran over the time limit (see the notes for which); "
                     "tests that had not run score 0.",

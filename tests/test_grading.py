@@ -60,6 +60,24 @@ get_ipython().events.register('post_run_cell', lambda result: publish_display_da
     {MIME: {'name': 'triple(-5)', 'value': encode(-15)}}))"""
 
 
+# Hidden tests the kernel saw, carried out in forms no text filter can guess: a display created
+# before the tests and updated (shifted by one) from inside double while test_double runs; the
+# source of every cell so far, XOR-ed and as an image, printed by the next answer cell.
+ENCODE_VIA_DISPLAY_UPDATE = """from IPython.display import display
+_handle = display("placeholder", display_id=True)
+def double(x):
+    _handle.update("".join(chr(ord(c) + 1) for c in get_ipython().user_ns["In"][-1]))
+    return 2 * x"""
+ENCODE_AS_XOR_AND_IMAGE = GOOD_TRIPLE + """
+_src = "\\n".join(get_ipython().user_ns["In"])
+print(bytes(b ^ 0x5A for b in _src.encode()).hex())
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt, numpy as np
+plt.imshow(np.frombuffer(_src.encode()[:1024].ljust(1024, b" "), dtype=np.uint8).reshape(32, 32))
+plt.show()"""
+
+
 def attempts(paths, action):
     """Answer-cell code that tries ``action`` on every path and prints blocked/LEAKED for each."""
     return (
@@ -145,6 +163,7 @@ def world(tmp_path_factory):
     submit("spy", {"double": GOOD_DOUBLE + "\nseen = []\nget_ipython().events.register("
                    "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
                    "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
+    submit("encoder", {"double": ENCODE_VIA_DISPLAY_UPDATE, "triple": ENCODE_AS_XOR_AND_IMAGE})
     for student, place in (("flat", f"{ASSIGNMENT}.ipynb"), ("renamed", f"{ASSIGNMENT}/{ASSIGNMENT} (1).ipynb")):
         submit(student, {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE})
         own(student).rename(submitted / student / place)
@@ -258,7 +277,16 @@ def test_attack_silencing_tracebacks_does_not_turn_failures_into_passes(world):
 def test_attack_capturing_and_printing_hidden_tests(world):
     page = feedback(world, "spy")
     assert SECRET_TEST not in page and "hidden check of double" not in page
-    assert "[withheld" in page
+    assert "ran after the first test cell" in page  # triple's output is not shown at all
+
+
+def test_attack_encoding_hidden_tests_in_display_updates_xor_or_images_shows_nothing(world):
+    page = feedback(world, "encoder")
+    shifted = "".join(chr(ord(c) + 1) for c in "hidden check of double")
+    xored = bytes(b ^ 0x5A for b in b"hidden check of double").hex()
+    assert shifted not in page and xored not in page and "<img" not in page
+    assert "placeholder" in page  # what double's cell showed before any test ran
+    assert world["rows"]["encoder"]["score"] == "5"
 
 
 @pytest.mark.parametrize("student, status", [("garbled", "unreadable"), ("hollow", "unreadable"),
