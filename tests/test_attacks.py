@@ -131,7 +131,7 @@ def test_no_feedback_page_holds_hidden_text_in_any_encoding(graded):
         assert "BEGIN HIDDEN" not in page and "SNEDDIH" not in page, student
         assert not any(line in page or line[::-1] in page for line in hidden), student
         assert not secrets.leaks(page), student
-    assert "withheld" in pages["leaker"]
+    assert "ran after the first test cell" in pages["leaker"]  # its output is not shown at all
 
 
 # ---------------------------------------------------------------- generic oracles, every assignment
