@@ -1,4 +1,10 @@
-"""nbgrader configuration: the repository root is the course directory."""
+"""nbgrader configuration: the repository root is the course directory.
+
+nbgrader's own commands and the Formgrader grade through the course's sandbox and judge
+(autograder/grading/pipeline.py): a submission runs unprivileged and capped, its hidden tests'
+observations are compared with the reference run's outside the kernel, and feedback pages are
+built from the judged result only.
+"""
 import os
 
 c = get_config()  # noqa: F821 (provided by nbgrader)
@@ -15,7 +21,9 @@ c.CourseDirectory.ignore = [
 ]
 c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"]
 
-# A writable exchange inside the course (git-ignored), instead of /srv/nbgrader/exchange.
+# A writable exchange inside the course (git-ignored), instead of /srv/nbgrader/exchange: for
+# trying the course on one machine. For a class, use one OS account per student (or JupyterHub)
+# and a shared exchange folder (README, Instructors).
 c.Exchange.root = os.path.join(ROOT, ".exchange")
 
 # Shared preamble prepended to every released notebook.
@@ -24,7 +32,24 @@ c.IncludeHeaderFooter.header = os.path.join(ROOT, "source", "header.ipynb")
 # Restore locked cells a student deleted, not only those they edited.
 c.OverwriteCells.add_missing_cells = True
 
-# A cell that runs longer than this is interrupted (the kernel survives).
-c.ExecutePreprocessor.timeout = 120
-
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
+
+# Autograde (CLI and Formgrader): nbgrader's sanitizing, then the sandbox and the judge in place of
+# nbgrader's Execute and SaveAutoGrades. Limits are autograder.sandbox.bubblewrap.Limits' defaults.
+c.Autograde.sanitize_preprocessors = [
+    "autograder.grading.pipeline.NoteSubmission",
+    "nbgrader.preprocessors.ClearOutput",
+    "nbgrader.preprocessors.DeduplicateIds",
+    "nbgrader.preprocessors.OverwriteKernelspec",
+    "nbgrader.preprocessors.OverwriteCells",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+c.Autograde.autograde_preprocessors = [
+    "autograder.grading.pipeline.SandboxedExecute",
+    "autograder.grading.pipeline.JudgeGrades",
+    "nbgrader.preprocessors.AssignLatePenalties",
+    "nbgrader.preprocessors.CheckCellMetadata",
+]
+# Generate Feedback (CLI and Formgrader): the judged page, never the autograded notebook.
+c.GenerateFeedback.preprocessors = []
+c.GenerateFeedback.exporter_class = "autograder.grading.pipeline.FeedbackExporter"

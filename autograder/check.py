@@ -30,7 +30,7 @@ def check_assignment(course, assignment_id: str, workers: int, out, limits: Limi
         write_submissions(course, assignment_id, {student_id(c): c for c in cases}, Path(workdir) / "submitted")
         results = grade_batch(course, Path(workdir) / "submitted", assignment_id, Path(workdir) / "out",
                               workers, limits, progress=False, regrade=True,
-                              record_grades=False)
+                              record_grades=False).results
     return report(assignment_id, cases, graded_tests(source_nb), {r.student: r for r in results}, out)
 
 

@@ -4,6 +4,8 @@ import sys
 from pathlib import Path
 
 from autograder.course import Course, CourseError
+from autograder.sandbox.bubblewrap import Limits
+from autograder.statuses import Status
 
 
 def parser():
@@ -23,14 +25,17 @@ def parser():
     g.add_argument("--assignment", required=True, metavar="ID")
     g.add_argument("--out", required=True, metavar="OUT", help="grades.csv, feedback/, summary.png")
     g.add_argument("--workers", type=int, default=None, help="parallel students (default: cores)")
-    g.add_argument("--timeout", type=int, default=600, metavar="S", help="seconds per notebook (default 600)")
-    g.add_argument("--cell-timeout", type=int, default=60, metavar="S", help="seconds per cell (default 60)")
-    g.add_argument("--memory-mb", type=int, default=4096, metavar="M",
-                   help="total memory of one submission, all its processes together (default 4096)")
-    g.add_argument("--max-procs", type=int, default=64, metavar="N",
-                   help="processes and threads of one submission (default 64)")
-    g.add_argument("--disk-mb", type=int, default=512, metavar="M",
-                   help="bytes one submission may write, working folder and /tmp together (default 512)")
+    d = Limits()  # the one place the limits' defaults live
+    g.add_argument("--timeout", type=int, default=d.notebook_timeout, metavar="S",
+                   help=f"seconds per notebook (default {d.notebook_timeout})")
+    g.add_argument("--cell-timeout", type=int, default=d.cell_timeout, metavar="S",
+                   help=f"seconds per cell (default {d.cell_timeout})")
+    g.add_argument("--memory-mb", type=int, default=d.memory_mb, metavar="M",
+                   help=f"total memory of one submission, all its processes together (default {d.memory_mb})")
+    g.add_argument("--max-procs", type=int, default=d.max_procs, metavar="N",
+                   help=f"processes and threads of one submission (default {d.max_procs})")
+    g.add_argument("--disk-mb", type=int, default=d.disk_mb, metavar="M",
+                   help=f"bytes one submission may write, working folder and /tmp together (default {d.disk_mb})")
     g.add_argument("--allow-uncapped", action="store_true",
                    help="grade even where this machine cannot enforce every cap (listed at start)")
     g.add_argument("--scheduler", metavar="ADDRESS",
@@ -98,39 +103,51 @@ def main(argv=None):
     return 2
 
 
+def limits_from(args) -> Limits:
+    return Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
+                  max_procs=args.max_procs, disk_mb=args.disk_mb)
+
+
 def grade_command(course, args):
     from autograder.grading.batch import grade_batch
-    from autograder.sandbox.caps import describe, missing_caps
-    from autograder.sandbox.bubblewrap import Limits
+    from autograder.grading.pipeline import check_caps
+    from autograder.sandbox.caps import describe
     from autograder.statuses import default_workers
 
-    limits = Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
-                    max_procs=args.max_procs, disk_mb=args.disk_mb)
-    missing = missing_caps(limits)
+    limits = limits_from(args)
     print(describe(limits), flush=True)
-    for line in missing:
+    for line in check_caps(limits, args.allow_uncapped):
         print(f"cap not enforced: {line}", file=sys.stderr)
-    if missing and not args.allow_uncapped:
-        raise CourseError(f"{len(missing)} cap(s) cannot be enforced on this machine (listed above); "
-                          "see README, Instructors, or pass --allow-uncapped")
-    results = grade_batch(course, args.submitted, args.assignment, args.out,
-                          args.workers or default_workers(), limits, regrade=args.regrade,
-                          scheduler=args.scheduler)
-    print(summary(results))
+    batch = grade_batch(course, args.submitted, args.assignment, args.out, args.workers or default_workers(), limits,
+                        regrade=args.regrade, scheduler=args.scheduler)
+    print(summary(batch.results, batch.reasons))
     print(f"Wrote {Path(args.out) / 'grades.csv'}, feedback/ and summary.png; scores are in the course gradebook "
-          "(nbgrader export).")
+          "(nbgrader export), autograded notebooks in autograded/ (the Formgrader's Manual Grading).")
     return 0
 
 
-def summary(results) -> str:
-    """Counts by status, then one line per student whose grading needs a look."""
+def summary(results, reasons=None) -> str:
+    """Counts by status; who was regraded and why, and who was kept; then one line per student
+    whose grading needs a look (a status, notes, code to review)."""
     counts = {}
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1
     lines = [f"{len(results)} students: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))]
+    if reasons:
+        by_reason = {}
+        for student, reason in sorted(reasons.items()):
+            by_reason.setdefault(reason, []).append(student)
+        kept = by_reason.pop("kept", [])
+        for reason, students in sorted(by_reason.items()):
+            lines.append(f"graded ({reason}): {len(students)}: {', '.join(students[:12])}"
+                         + (" ..." if len(students) > 12 else ""))
+        if kept:
+            lines.append(f"kept (submission, assignment and grader unchanged): {len(kept)}")
     lines += [f"  {r.student}: {r.status}; {'; '.join(r.notes)}"[:200]
-              for r in sorted(results, key=lambda r: r.student) if r.status != "graded" or r.notes]
-    missing = counts.get("missing", 0)
+              for r in sorted(results, key=lambda r: r.student) if r.status != Status.GRADED or r.notes]
+    lines += [f"  {r.student}: review: {'; '.join(r.review)}"[:200]
+              for r in sorted(results, key=lambda r: r.student) if r.review]
+    missing = counts.get(Status.MISSING.value, 0)
     if results and missing > len(results) / 2:
         lines.append(f"warning: {missing} of {len(results)} students have no notebook at <student>/<ID>/<ID>.ipynb: "
                      "is --assignment right, and is SUBMITTED the folder that holds the student folders?")

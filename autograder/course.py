@@ -24,6 +24,14 @@ class Course:
         self.release = self.root / "release"
         self.cases = self.root / "cases"
 
+    @property
+    def course_id(self) -> str:
+        """``CourseDirectory.course_id`` from the course's nbgrader_config.py (the one place it is set)."""
+        from traitlets.config.loader import PyFileConfigLoader
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
+        return config.CourseDirectory.course_id
+
     def assignment_ids(self):
         """Every assignment in source/, in course order."""
         return sorted(p.name for p in self.source.iterdir() if (p / f"{p.name}.ipynb").is_file())

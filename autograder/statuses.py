@@ -13,6 +13,8 @@ class Status(str, Enum):
     RESOURCE_LIMIT = "resource_limit"
     MISSING = "missing"
     INVALID_ID = "invalid_id"
+    REFUSED = "refused"
+    GRADER_ERROR = "grader_error"
 
 
 STATUS_TEXT = {status.value: text for status, text in {
@@ -24,6 +26,8 @@ STATUS_TEXT = {status.value: text for status, text in {
     Status.RESOURCE_LIMIT: "Your notebook went over a resource limit during grading (see the notes).",
     Status.MISSING: "No notebook was found in your submission.",
     Status.INVALID_ID: "Your submission's folder name is not a valid student id, so it was not graded.",
+    Status.REFUSED: "Your submission is a link, not a file, so it was not graded (see the notes).",
+    Status.GRADER_ERROR: "The grader failed on your submission; your instructor has been told and will regrade it.",
 }.items()}
 
 

@@ -31,7 +31,11 @@ def encode(value: Any, depth: int = 0) -> dict:
 
 
 def _type_name(value: Any) -> str:
-    cls = type(value)
+    return _class_name(type(value))
+
+
+def _class_name(cls: type) -> str:
+    """``module.qualname`` of a class, read through ``type`` itself (a class cannot lie about it)."""
     return f"{type.__getattribute__(cls, '__module__')}.{type.__getattribute__(cls, '__qualname__')}"
 
 
@@ -117,7 +121,7 @@ def observe_call(name: str, fn: Callable, *args: Any, rtol: float = 0.0, atol: f
     try:
         result = fn(*args, **kwargs)
     except Exception as error:
-        names = [type.__getattribute__(c, "__name__") for c in type(error).__mro__]
+        names = [_class_name(c) for c in type(error).__mro__]
         _publish({"name": str(name), "value": {"t": "raised", "v": names}, "rtol": 0.0, "atol": 0.0,
                   "group": None if group is None else str(group)})
         return error

@@ -55,13 +55,13 @@ def test_check_report_flags_every_kind_of_mismatch():
 def test_resume_keeps_a_result_only_for_the_same_submission_assignment_and_fingerprint(tmp_path):
     stored = result("ann", {"test_a": 2.0}, submission_sha256="abc", fingerprint="f1")
     write_atomic(result_path(tmp_path, "ann"), stored.to_json())
-    assert finished(tmp_path, "ann", "abc", "x", "f1") == stored
-    assert finished(tmp_path, "ann", "abd", "x", "f1") is None  # the submission changed
-    assert finished(tmp_path, "ann", "abc", "y", "f1") is None  # another assignment
-    assert finished(tmp_path, "ann", "abc", "x", "f2") is None  # tests, limits or versions changed
-    assert finished(tmp_path, "bob", "abc", "x", "f1") is None
+    assert finished(tmp_path, "ann", "abc", "x", "f1") == (stored, "kept")
+    assert finished(tmp_path, "ann", "abd", "x", "f1") == (None, "submission changed")
+    assert finished(tmp_path, "ann", "abc", "y", "f1") == (None, "submission changed")  # another assignment
+    assert finished(tmp_path, "ann", "abc", "x", "f2") == (None, "assignment or grader changed")
+    assert finished(tmp_path, "bob", "abc", "x", "f1") == (None, "new")
     result_path(tmp_path, "bob").write_text("{not json")
-    assert finished(tmp_path, "bob", "abc", "x", "f1") is None
+    assert finished(tmp_path, "bob", "abc", "x", "f1") == (None, "new")
 
 
 def test_write_atomic_leaves_no_temp_file_on_failure(tmp_path, monkeypatch):

@@ -9,7 +9,8 @@ from nbformat.v4 import new_code_cell, new_notebook, new_output
 from autograder.grading.disclosure import WITHHELD, SecretFilter, assertion_templates
 from autograder.grading.feedback import render
 from autograder.grading.admit import tampering
-from autograder.grading.score import Assignment, Result, score
+from autograder.grading.assignment import Assignment
+from autograder.grading.score import Result, score
 from autograder.grading.judge import Observation
 from fplab.observe import MIME, encode
 
@@ -46,9 +47,9 @@ def error(ename, evalue):
 def assignment():
     release = {"test_ulp": graded_cell([])}
     secrets = SecretFilter([HIDDEN, SOLUTION], [VISIBLE])
-    return Assignment("01_x", "sqlite://", release, {"test_ulp": 3}, secrets,
-                      {"test_ulp": assertion_templates(VISIBLE)},
-                      {"test_ulp": [Observation("dtype", encode("torch.int64")), Observation("neighbours", encode([1, 1, 1]))]})
+    return Assignment("01_x", release, {"test_ulp": 3}, secrets, templates={"test_ulp": assertion_templates(VISIBLE)},
+                      reference={"test_ulp": [Observation("dtype", encode("torch.int64")),
+                                              Observation("neighbours", encode([1, 1, 1]))]})
 
 
 def graded(assignment, *cells):
@@ -130,19 +131,22 @@ def test_secret_filter_lets_ordinary_and_public_text_through():
     assert secrets.clean("x" * 5000, limit=100).endswith("[... 4900 more characters]")
 
 
-def test_feedback_shows_verdicts_and_own_answers_only(assignment):
-    hostile = answer_cell([new_output("stream", name="stdout", text=base64.b64encode(HIDDEN.encode()).decode()),
-                           new_output("stream", name="stdout", text="my own print")])
+def test_feedback_shows_verdicts_own_answers_and_only_what_ran_before_the_tests(assignment):
+    hostile = answer_cell([new_output("stream", name="stdout", text="executed output, never shown")])
     test = graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 2, 1]),
                       new_output("stream", name="stdout", text=HIDDEN)])
-    nb = new_notebook(cells=[hostile, test])
-    scores, errors, _, _ = score(nb, {0, 1}, assignment)
+    later = answer_cell([new_output("display_data", data={"image/png": "iVBORw0KGgo="})], source="def later(): pass")
+    nb = new_notebook(cells=[hostile, test, later])
+    scores, errors, _, _ = score(nb, {0, 1, 2}, assignment)
     result = Result("eve", "01_x", "graded", scores, 3.0, errors=errors)
-    page = render(result, nb, assignment)
+    shown = {"0": [{"kind": "out", "text": "my own print"},
+                   {"kind": "out", "text": base64.b64encode(HIDDEN.encode()).decode()}]}
+    page = render(result, nb, assignment, shown)
     assert "my own print" in page and WITHHELD in page and "neighbours:" in page
+    assert "executed output" not in page and "<img" not in page and "ran after the first test cell" in page
     assert "1e-45" not in page and "tolist" not in page and "0x7FFFFFFF" not in page
     assert base64.b64encode(HIDDEN.encode()).decode()[:30] not in page
-    assert "<script" not in render(Result("<script>", "01_x", "graded", scores, 3.0), nb, assignment)
+    assert "<script" not in render(Result("<script>", "01_x", "graded", scores, 3.0), nb, assignment, {})
 
 
 def test_tampering_notes_name_changed_deleted_and_retyped_cells(assignment):

@@ -171,3 +171,26 @@ def test_a_forged_observation_with_a_wrong_value_fails_the_cell():
     ref = [obs("double(21)", 42)]
     forged = cell_with({"name": "double(21)", "value": encode(41)}, {"name": "double(21)", "value": encode(42)})
     assert judge_cell(ref, observations(forged)).fraction == 0.0
+
+
+def test_one_class_that_is_two_expected_classes_matches_neither():
+    mro = lambda *names: {"t": "raised", "v": [f"builtins.{n}" if n[0].isupper() and "." not in n else n for n in names]}
+    missing = Observation("missing file", mro("FileNotFoundError", "OSError", "Exception", "BaseException", "object"))
+    damaged = Observation("damaged file", mro("__main__.CheckpointError", "Exception", "BaseException", "object"))
+    both = mro("__main__.Sneaky", "__main__.CheckpointError", "FileNotFoundError", "OSError", "Exception",
+               "BaseException", "object")
+    verdict = judge_cell([missing, damaged], [Observation("missing file", both), Observation("damaged file", both)])
+    assert verdict.fraction == 0.0 and all("at once" in p for p in verdict.problems)
+    honest = judge_cell([missing, damaged], [Observation("missing file", missing.value),
+                                             Observation("damaged file", mro("__main__.Sub", "__main__.CheckpointError",
+                                                                             "Exception", "BaseException", "object"))])
+    assert honest.fraction == 1.0, honest.problems
+
+
+def test_a_superclass_raised_elsewhere_in_the_cell_does_not_block_its_subclass():
+    os_error = Observation("os", {"t": "raised", "v": ["builtins.OSError", "builtins.Exception"]})
+    not_found = Observation("nf", {"t": "raised", "v": ["builtins.FileNotFoundError", "builtins.OSError",
+                                                         "builtins.Exception"]})
+    assert judge_cell([os_error, not_found], [os_error, not_found]).fraction == 1.0
+    # but where OSError is expected, a FileNotFoundError (another class the cell expects) does not match
+    assert judge_cell([os_error, not_found], [not_found, not_found]).fraction == 0.0

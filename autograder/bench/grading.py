@@ -43,7 +43,7 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
                           workdir / "submitted")
         print(f"synthetic class: {size} submissions of {assignment_id} "
               "(cycling solution, blank release and every self-check case)", file=out)
-        assignment, _ = prepare_assignment(course, assignment_id, workdir / "prepared")
+        assignment = prepare_assignment(course, assignment_id, workdir / "prepared")
         generated = workdir / "prepared" / "course"
         serial_course = workdir / "serial"
         shutil.copytree(generated, serial_course)

@@ -1,112 +1,84 @@
-"""Batch grading: every student of a submitted/ folder, in parallel, resumable, atomic."""
+"""Batch grading: every student of a submitted/ folder, in parallel, resumable, atomic.
+
+The same steps as nbgrader's own autograde (``autograder.grading.pipeline``), spread over a local
+process pool or a Dask cluster: only :func:`~autograder.sandbox.execute.run_in_sandbox` runs on a
+worker; admitting, the reference run (the solutions), judging, feedback, the CSV and the
+gradebook stay in this process.
+"""
 import csv
 import hashlib
 import io
 import json
-import os
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager, nullcontext
-from dataclasses import asdict
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-import torch
-from nbgrader import __version__ as nbgrader_version
 from tqdm import tqdm
 
-import autograder
-from autograder.grading import feedback
-from autograder.cases import Case, build_submission
-from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
-from autograder.grading.disclosure import SecretFilter, assertion_templates
+from autograder.course import CourseError, read_notebook
+from autograder.grading.admit import admit
+from autograder.grading.assignment import fingerprint, load_assignment, reference_path, solved_notebook, stored_reference
+from autograder.grading.feedback import render
+from autograder.grading.files import write_atomic
 from autograder.grading.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
-from autograder.grading.admit import admit, sanitise
-from autograder.grading.judge import Observation
-from autograder.grading.score import Assignment, Result, conclude, reference_observations
+from autograder.grading.pipeline import ensure_reference, gradebook_lock, judge
+from autograder.grading.score import Result
 from autograder.release import generate
-from autograder.sandbox.bubblewrap import Limits, SandboxError, check_layout, fplab_dir
+from autograder.sandbox.bubblewrap import Limits, SandboxError, check_layout
 from autograder.sandbox.execute import run_in_sandbox
+from autograder.statuses import Status
 
 
-def write_atomic(path, data):
-    """Write bytes or text to ``path`` through a temp file in the same folder and os.replace."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+@dataclass(frozen=True)
+class Submission:
+    """One student folder of SUBMITTED, as found (trusted side; nothing in it has been read yet)."""
+
+    student: str
+    path: Path | None  # the notebook, or None when there is none (or it is refused)
+    note: str = ""  # where it was found, or why it was refused
+    refused: bool = False  # a link: never followed
 
 
-def secret_filter(source_nb, release_nb, header_nb) -> SecretFilter:
-    """Recognises the source's hidden tests and solutions, minus what the release shows anyway."""
-    secrets = [region for cell in source_nb.cells for region in hidden_regions(cell.source)]
-    public = [cell.source for nb in (release_nb, header_nb) for cell in nb.cells]
-    return SecretFilter(secrets, public)
+@dataclass
+class Batch:
+    """What one ``grade`` run did: every result, and why each student was (re)graded or kept."""
+
+    results: list = field(default_factory=list)
+    reasons: dict = field(default_factory=dict)  # student -> "kept" or why it was graded
 
 
-def fingerprint(course, assignment_id, limits) -> str:
-    """A hash of everything a grade depends on besides the submission: the source notebook and
-    header, the course config, the learner-side package the kernel imports, the grader's own code
-    and templates, the limits and the versions."""
-    digest = hashlib.sha256()
-    code = [path for package in (fplab_dir(), Path(autograder.__file__).parent)
-            for path in sorted(package.rglob("*")) if path.suffix in (".py", ".j2")]
-    files = [course.source_path(assignment_id), course.source / "header.ipynb", course.root / "nbgrader_config.py",
-             *code]
-    for path in files:
-        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
-    digest.update(repr((limits, torch.__version__, nbgrader_version, sys.version)).encode())
-    return digest.hexdigest()
-
-
-def prepare_assignment(course, assignment_id, workdir) -> tuple:
-    """Generate the assignment in ``workdir`` and collect what grading needs from it. Returns
-    (Assignment without its reference observations, the solved notebook that makes them)."""
+def prepare_assignment(course, assignment_id, workdir):
+    """Generate the assignment in ``workdir`` (nbgrader's gradebook there restores locked cells)
+    and return its :class:`~autograder.grading.assignment.Assignment`, reference not yet filled."""
     copy = generate(course, [assignment_id], workdir)
-    release_nb = nbformat.read(copy / "release" / assignment_id / f"{assignment_id}.ipynb", as_version=4)
-    locked = {c.metadata["nbgrader"]["grade_id"]: c for c in release_nb.cells
-              if c.metadata.get("nbgrader", {}).get("locked")}
-    source_nb = course.source_notebook(assignment_id)
-    tests = graded_tests(source_nb)
-    if not tests:
-        raise CourseError(f"{assignment_id}: the source notebook has no graded test cells")
-    templates = {grade_id: assertion_templates(cell.source) for grade_id, cell in locked.items() if grade_id in tests}
-    assignment = Assignment(assignment_id, f"sqlite:///{copy / 'gradebook.db'}", locked, tests,
-                            secret_filter(source_nb, release_nb, read_notebook(course.source / "header.ipynb")),
-                            templates)
-    solved = build_submission(release_nb, answer_cells(source_nb), Case("solution"))
-    return assignment, sanitise(solved, assignment)
+    release_nb = read_notebook(copy / "release" / assignment_id / f"{assignment_id}.ipynb")
+    return load_assignment(course, assignment_id, release_nb, db_url=f"sqlite:///{copy / 'gradebook.db'}")
 
 
 @contextmanager
-def reference(assignment, solved, pool, limits, stored):
-    """Fill ``assignment.reference``: from ``stored`` (a cache file) when it exists, else from a
-    run of the solved notebook on ``pool``, which starts now, beside the students' runs. The
-    body submits the students; the run is read, checked and cached when the body ends."""
-    if stored.is_file():
-        assignment.reference = {k: [Observation(**o) for o in v] for k, v in json.loads(stored.read_text()).items()}
+def reference(course, assignment, limits):
+    """Fill ``assignment.reference``: from the course's cache, else from a run of the solutions
+    that starts now in a local process (never on a Dask worker: it holds the solutions), beside the
+    students' runs. The body submits the students; the run is checked and cached when it ends."""
+    cached = stored_reference(reference_path(course, assignment.assignment_id,
+                                             fingerprint(course, assignment.assignment_id, limits)))
+    if cached is not None:
+        assignment.reference = cached
         yield
         return
-    running = pool.submit(run_in_sandbox, nbformat.writes(solved), limits)
-    try:
-        yield
-    except BaseException:
-        running.cancel()
-        raise
-    run = running.result()
-    assignment.reference = reference_observations(assignment, run.executed, run.ran, run.outcome)
-    write_atomic(stored, json.dumps({k: [asdict(o) for o in v] for k, v in assignment.reference.items()}))
+    with ProcessPoolExecutor(max_workers=1) as local:
+        running = local.submit(run_in_sandbox, nbformat.writes(solved_notebook(course, assignment.assignment_id)),
+                               limits)
+        try:
+            yield
+        except BaseException:
+            running.cancel()
+            raise
+        ensure_reference(course, assignment, limits, run=running.result())
 
 
 def released_notebook(course, assignment_id):
@@ -114,29 +86,37 @@ def released_notebook(course, assignment_id):
     return read_notebook(course.release / assignment_id / f"{assignment_id}.ipynb")
 
 
-def find_submissions(submitted, assignment_id) -> dict:
-    """{student: (notebook path or None, note)} for every student folder in ``submitted``.
+def find_submissions(submitted, assignment_id) -> list:
+    """A :class:`Submission` for every student folder in ``submitted``.
 
     The notebook is ``<student>/<ID>/<ID>.ipynb``; failing that, the one notebook in the student's
     folder whose name starts with the assignment id (``ID (1).ipynb``, a flat ``<student>/ID.ipynb``)
-    is graded with a note saying so.
+    is graded with a note saying so. A student folder or notebook that is a symbolic link (an
+    unpacked archive can hold them) is refused, never followed.
     """
-    students = {}
+    found_all = []
     for folder in sorted(Path(submitted).iterdir()):
-        if not folder.is_dir() or folder.name.startswith("."):
+        if folder.name.startswith(".") or not (folder.is_dir() or folder.is_symlink()):
+            continue
+        expected = f"{assignment_id}/{assignment_id}.ipynb"
+        if folder.is_symlink():
+            found_all.append(Submission(folder.name, None, "the student folder is a link; links are not followed", True))
             continue
         path = folder / assignment_id / f"{assignment_id}.ipynb"
+        if path.is_symlink() or (folder / assignment_id).is_symlink():
+            found_all.append(Submission(folder.name, None, f"{expected} is a link; links are not followed", True))
+            continue
         if path.is_file():
-            students[folder.name] = (path, "")
+            found_all.append(Submission(folder.name, path))
             continue
         found = [p for p in folder.rglob(f"{assignment_id}*.ipynb")
-                 if ".ipynb_checkpoints" not in p.parts and p.is_file()]
+                 if ".ipynb_checkpoints" not in p.parts and p.is_file() and not p.is_symlink()]
         if len(found) == 1:
             where = found[0].relative_to(folder)
-            students[folder.name] = (found[0], f"graded {where}: the expected place is {assignment_id}/{assignment_id}.ipynb")
+            found_all.append(Submission(folder.name, found[0], f"graded {where}: the expected place is {expected}"))
         else:
-            students[folder.name] = (None, "")
-    return students
+            found_all.append(Submission(folder.name, None))
+    return found_all
 
 
 def sha256(path):
@@ -147,39 +127,57 @@ def result_path(out, student):
     return Path(out) / ".results" / f"{student}.json"
 
 
-def finished(out, student, digest, assignment_id, fingerprint):
-    """The stored result of an earlier run, if it graded this same submission with this same
-    assignment, limits and environment."""
+def finished(out, student, digest, assignment_id, stamp) -> tuple:
+    """(the stored result of an earlier run, or None; why it cannot be kept, or "kept")."""
     try:
         stored = json.loads(result_path(out, student).read_text())
-    except (OSError, ValueError):
-        return None
-    if (stored.get("submission_sha256"), stored.get("assignment"), stored.get("fingerprint")) != \
-            (digest, assignment_id, fingerprint):
-        return None
-    return Result(**stored)
+        earlier = Result(**stored)
+    except (OSError, ValueError, TypeError):
+        return None, "new"
+    if earlier.assignment != assignment_id or earlier.submission_sha256 != digest:
+        return None, "submission changed"
+    if earlier.fingerprint != stamp:
+        return None, "assignment or grader changed"
+    if earlier.status == Status.GRADER_ERROR:
+        return None, "grader error before"
+    return earlier, "kept"
 
 
-def finish(result, nb, assignment, out, fingerprint, gradebook, course, path):
-    """Write one student's feedback, then the result (last, so a result means done), then the
-    gradebook entry and the page for ``nbgrader release_feedback``."""
-    result.fingerprint, result.submitted_at = fingerprint, submission_timestamp(path)
+def finish(result, nb, run, assignment, out, stamp, gradebook, course, submission):
+    """Write one student's feedback page, then the result (last, so a result means done), then
+    what nbgrader's autograde leaves: the autograded notebook, the gradebook entry, and the page
+    where ``nbgrader release_feedback`` finds it."""
+    result.fingerprint, result.submitted_at = stamp, submission_timestamp(submission.path)
     page = Path(out) / "feedback" / result.student / f"{assignment.assignment_id}.html"
-    write_atomic(page, feedback.render(result, nb, assignment))
+    write_atomic(page, render(result, nb, assignment, run.shown if run else {}))
     write_atomic(result_path(out, result.student), result.to_json())
     if gradebook:
-        record(gradebook, result)
-        stage_feedback(course, path, result.student, assignment.assignment_id, page)
+        if nb is not None:
+            write_atomic(course.root / "autograded" / result.student / assignment.assignment_id /
+                         f"{assignment.assignment_id}.ipynb", nbformat.writes(nb))
+        with gradebook_lock(course):
+            record(gradebook, result)
+        stage_feedback(course, submission.path, result.student, assignment.assignment_id, page)
     return result
 
 
+def grader_error(submission, assignment, digest, error) -> Result:
+    """The result of a student whose grading failed in the grader itself (not in their code)."""
+    why = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
+    return Result(student=submission.student, assignment=assignment.assignment_id, status=Status.GRADER_ERROR,
+                  scores={name: 0.0 for name in assignment.tests}, max_score=assignment.max_score,
+                  submission_sha256=digest, notes=[f"grader error: {type(error).__name__}: {why}"])
+
+
 def write_table(results, assignment, out):
+    """grades.csv: one row per student; ``review`` lists code the instructor should read."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests, "notes"])
+    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests, "notes", "review"])
     for r in sorted(results, key=lambda r: r.student):
         writer.writerow([r.student, r.assignment, r.status, f"{r.score:g}", f"{r.max_score:g}",
-                         *(f"{r.scores.get(t, 0):g}" for t in assignment.tests), "; ".join(r.notes)])
+                         *(f"{r.scores.get(t, 0):g}" for t in assignment.tests), "; ".join(r.notes),
+                         "; ".join(r.review)])
     write_atomic(Path(out) / "grades.csv", buffer.getvalue())
 
 
@@ -199,14 +197,17 @@ def write_summary(results, assignment, out) -> None:
     cells.set_xlabel(f"students, of {len(results)}")
     cells.xaxis.set_major_locator(MaxNLocator(integer=True))
     cells.invert_yaxis()
-    cells.legend(loc="lower right")
+    cells.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncols=2, frameon=False)
     cells.set_title("per test cell")
-    counts = Counter(round(r.score, 2) for r in results)
+    # Students with no notebook to grade are in the status panel, not a score of 0 here.
+    scored = [r for r in results if r.status not in (Status.MISSING, Status.UNREADABLE, Status.INVALID_ID,
+                                                     Status.REFUSED, Status.GRADER_ERROR)]
+    counts = Counter(round(r.score, 2) for r in scored)
     totals.bar([f"{score:g}" for score in sorted(counts)], [counts[score] for score in sorted(counts)], color="#0969da")
     totals.yaxis.set_major_locator(MaxNLocator(integer=True))
     totals.set_xlabel(f"score (max {assignment.max_score:g})")
     totals.set_ylabel("students")
-    totals.set_title("total: one bar per score")
+    totals.set_title(f"total: one bar per score ({len(scored)} graded)")
     by_status = Counter(r.status for r in results)
     statuses.barh(list(by_status), list(by_status.values()), color="#8250df")
     statuses.xaxis.set_major_locator(MaxNLocator(integer=True))
@@ -250,64 +251,70 @@ def executor(workers, scheduler):
 
 
 def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
-                regrade: bool = False, record_grades: bool = True, scheduler: str | None = None) -> list:
-    """Grade every student in ``submitted``; returns the list of results (kept and new).
+                regrade: bool = False, record_grades: bool = True, scheduler: str | None = None) -> Batch:
+    """Grade every student in ``submitted``.
 
-    A student's earlier result is kept while the submission, the assignment (source, header,
-    fplab), the limits and the versions are unchanged, unless ``regrade``. Student code runs in
-    the sandbox on a local process pool, or on the Dask cluster at ``scheduler``; everything
-    else (the reference run, judging, feedback, the gradebook with ``record_grades``) stays here.
+    A student's earlier result is kept while the submission and the fingerprint (assignment,
+    grader, limits, versions) are unchanged, unless ``regrade``. Student code runs in the sandbox
+    on a local process pool, or on the Dask cluster at ``scheduler``; everything else stays here.
+    A failure of the grader on one student is that student's ``grader_error``; the batch goes on.
     """
     submitted, out = Path(submitted).resolve(), Path(out).resolve()
     check_folders(course, submitted, out)
     course.resolve_ids([assignment_id])
-    students = find_submissions(submitted, assignment_id)
-    if not students:
+    submissions = find_submissions(submitted, assignment_id)
+    if not submissions:
         raise CourseError(f"{submitted} holds no student folders")
     out.mkdir(parents=True, exist_ok=True)
     stamp = fingerprint(course, assignment_id, limits)
+    batch = Batch()
     with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
-        assignment, solved = prepare_assignment(course, assignment_id, workdir)
+        assignment = prepare_assignment(course, assignment_id, workdir)
         if gradebook:
-            register_assignment(gradebook, assignment.db_url, assignment_id)
-        results, todo = [], []
-        for student, (path, _) in students.items():
-            digest = sha256(path)
-            earlier = None if regrade else finished(out, student, digest, assignment_id, stamp)
-            if earlier:
-                results.append(earlier)
+            with gradebook_lock(course):
+                register_assignment(gradebook, assignment.db_url, assignment_id)
+        todo = []
+        for submission in submissions:
+            digest = sha256(submission.path)
+            earlier, reason = finished(out, submission.student, digest, assignment_id, stamp)
+            if earlier and not regrade:
+                batch.results.append(earlier)
                 if gradebook:
-                    record(gradebook, earlier)
+                    with gradebook_lock(course):
+                        record(gradebook, earlier)
             else:
-                todo.append((student, path, digest))
-        if results and progress:
-            print(f"{len(results)} already graded (submission and assignment unchanged): kept", file=sys.stderr)
-        bar = tqdm(total=len(students), initial=len(results), unit="student", disable=not progress,
+                todo.append((submission, digest))
+            batch.reasons[submission.student] = "forced" if regrade else reason
+        bar = tqdm(total=len(submissions), initial=len(batch.results), unit="student", disable=not progress,
                    desc=f"grading {assignment_id}", file=sys.stderr)
         futures, ended = {}, []
         try:
-            with reference(assignment, solved, pool, limits, out / ".reference" / f"reference-{stamp}.json"):
-                for student, path, digest in todo:
-                    early, admitted = admit(student, path, assignment, digest, students[student][1])
+            with reference(course, assignment, limits):
+                for submission, digest in todo:
+                    if submission.refused:
+                        ended.append((Result(student=submission.student, assignment=assignment_id,
+                                             status=Status.REFUSED, scores={t: 0.0 for t in assignment.tests},
+                                             max_score=assignment.max_score, notes=[submission.note]), submission))
+                        continue
+                    early, admitted = admit(submission.student, submission.path, assignment, digest, submission.note)
                     if early:
-                        ended.append((early, path))
+                        ended.append((early, submission))
                     else:
                         nb, notes = admitted
-                        futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (student, path, digest,
-                                                                                              notes)
-            for early, path in ended:
-                results.append(finish(early, None, assignment, out, stamp, gradebook, course, path))
+                        futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (submission, digest, notes)
+            for early, submission in ended:
+                batch.results.append(finish(early, None, None, assignment, out, stamp, gradebook, course, submission))
                 bar.update()
             for future in as_completed(futures):
-                student, path, digest, notes = futures[future]
+                submission, digest, notes = futures[future]
                 try:
                     run = future.result()
-                except Exception as error:
-                    raise CourseError(f"grading {student} failed: {error}") from error
-                result, nb = conclude(student, run.executed, run.ran, run.outcome, run.usage, notes, assignment, limits, digest)
-                results.append(finish(result, nb, assignment, out, stamp, gradebook, course, path))
-                bar.set_postfix_str(f"{student}: {result.status}")
+                    result, nb = judge(submission.student, run, notes, assignment, limits, digest)
+                except Exception as error:  # the grader's failure on one student, never the batch's
+                    result, nb, run = grader_error(submission, assignment, digest, error), None, None
+                batch.results.append(finish(result, nb, run, assignment, out, stamp, gradebook, course, submission))
+                bar.set_postfix_str(f"{submission.student}: {result.status}")
                 bar.update()
         except BaseException:
             for f in futures:
@@ -315,6 +322,6 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             raise
         finally:
             bar.close()
-        write_table(results, assignment, out)
-        write_summary(results, assignment, out)
-    return results
+        write_table(batch.results, assignment, out)
+        write_summary(batch.results, assignment, out)
+    return batch

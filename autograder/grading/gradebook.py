@@ -10,15 +10,14 @@ from nbgrader.utils import parse_utc
 from sqlalchemy.exc import SQLAlchemyError
 
 from autograder.course import CourseError
-
-COURSE_ID = "finite"
+from autograder.statuses import Status
 
 
 @contextmanager
 def course_gradebook(course):
     """The course's gradebook (``gradebook.db`` at the course root); CourseError if unusable."""
     try:
-        with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course_id=COURSE_ID) as gradebook:
+        with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course_id=course.course_id) as gradebook:
             yield gradebook
     except SQLAlchemyError as error:
         raise CourseError(f"the course gradebook {course.root / 'gradebook.db'} cannot be written: "
@@ -27,7 +26,7 @@ def course_gradebook(course):
 
 def register_assignment(gradebook, generated, assignment_id: str) -> None:
     """Copy the assignment's notebook and graded cells from the gradebook nbgrader generated."""
-    with Gradebook(generated, course_id=COURSE_ID) as source:
+    with Gradebook(generated, course_id=gradebook.course_id) as source:
         master = source.find_assignment(assignment_id)
         gradebook.update_or_create_assignment(assignment_id)
         for notebook in master.notebooks:
@@ -44,22 +43,28 @@ def register_assignment(gradebook, generated, assignment_id: str) -> None:
 
 
 def record(gradebook, result) -> None:
-    """Write one student's autograded scores: all of them, or (on any failure) none. A folder
-    whose name is no valid student id is not recorded."""
-    if result.status == "invalid_id":
+    """Write one student's judged scores as nbgrader's ``SaveAutoGrades`` would: ``auto_score``
+    only, so a score set by hand in the Formgrader survives (and the cell is flagged for a look).
+    All of them, or (on any failure) none. A folder whose name is no valid student id is not
+    recorded."""
+    if result.status == Status.INVALID_ID:
         return
     assignment_id, student = result.assignment, result.student
     gradebook.update_or_create_student(student)
     timestamp = parse_utc(result.submitted_at) if result.submitted_at else None
     try:
-        gradebook.find_submission(assignment_id, student).timestamp = timestamp
+        submission = gradebook.find_submission(assignment_id, student)
+        if timestamp:
+            submission.timestamp = timestamp
         created = False
     except MissingEntry:
         gradebook.add_submission(assignment_id, student, timestamp=timestamp)
         created = True
     try:
         for test, points in result.scores.items():
-            gradebook.find_grade(test, assignment_id, assignment_id, student).auto_score = points
+            grade = gradebook.find_grade(test, assignment_id, assignment_id, student)
+            grade.auto_score = points
+            grade.needs_manual_grade = grade.manual_score is not None
         gradebook.db.commit()
     except BaseException:
         gradebook.db.rollback()

@@ -76,6 +76,7 @@ def judge_cell(reference: list, got: list) -> Verdict:
         return Verdict(0.0, [f"{len(got) - len(reference)} more observations than the test makes "
                              "(made by code outside the test?)"])
     groups = {ref.group for ref in reference}
+    raised = {ref.value["v"][0] for ref in reference if ref.value.get("t") == "raised" and ref.value.get("v")}
     failed, problems = set(), []
     for index, ref in enumerate(reference):
         if index >= len(got):
@@ -84,7 +85,7 @@ def judge_cell(reference: list, got: list) -> Verdict:
             break
         if got[index].name != ref.name:
             return Verdict(0.0, [f"{ref.name}: observations out of order (got {got[index].name!r} here)"])
-        why = compare(ref.value, got[index].value, ref.rtol, ref.atol)
+        why = compare(ref.value, got[index].value, ref.rtol, ref.atol, raised)
         if why:
             problems.append(f"{ref.name}: {why}")
             failed.add(ref.group)
@@ -97,7 +98,7 @@ def describe(value: dict) -> str:
     if kind in ("tensor", "ndarray", "npscalar"):
         return f"{kind} of dtype {value.get('dtype')} and shape {tuple(value.get('shape', ()))}"
     if kind == "raised":
-        return f"raised {value['v'][0] if value.get('v') else 'an exception'}"
+        return f"raised {_short(value['v'][0]) if value.get('v') else 'an exception'}"
     if kind == "unserialisable":
         return f"an object of type {value.get('type')} (not plain data)"
     if kind in ("int", "bool", "str", "none", "dtype", "float"):
@@ -108,10 +109,15 @@ def describe(value: dict) -> str:
     return "a malformed value"
 
 
-def compare(ref: dict, got: dict, rtol: float, atol: float) -> str | None:
-    """None when ``got`` matches ``ref`` within the tolerance, else why not (never ref's value)."""
+def compare(ref: dict, got: dict, rtol: float, atol: float, raised=frozenset()) -> str | None:
+    """None when ``got`` matches ``ref`` within the tolerance, else why not (never ref's value).
+
+    ``raised``: every exception class the cell's reference raises. A raise matches the
+    reference's class or a subclass of it that is not also another of those classes (one class
+    that is at once two expected ones would pass every "raises" check of the cell).
+    """
     try:
-        return _compare(ref, got, rtol, atol)
+        return _compare(ref, got, rtol, atol) if ref.get("t") != "raised" else _compare_raised(ref, got, raised)
     except (KeyError, TypeError, ValueError, RuntimeError):
         return f"malformed value ({describe(got)})"
 
@@ -121,10 +127,7 @@ def _compare(ref, got, rtol, atol):
     if kind == "unserialisable":
         return "the reference value is not plain data"
     if kind == "raised":
-        expected = ref["v"][0]
-        if got.get("t") == "raised" and expected in got.get("v", []):
-            return None
-        return f"expected it to raise {expected}; it gave {describe(got)}"
+        return _compare_raised(ref, got, frozenset())
     if got.get("t") != kind:
         return f"expected a {_kind_name(ref)}, got {describe(got)}"
     if kind in ("tensor", "ndarray", "npscalar"):
@@ -155,6 +158,20 @@ def _compare(ref, got, rtol, atol):
     if ref.get("v") != got.get("v"):
         return f"your value {describe(got)} is not the expected one"
     return None
+
+
+def _compare_raised(ref, got, raised):
+    expected, mro = ref["v"][0], got.get("v", []) if got.get("t") == "raised" else []
+    if not isinstance(mro, list) or expected not in mro:
+        return f"expected it to raise {_short(expected)}; it gave {describe(got)}"
+    others = set(raised) - set(ref["v"])
+    if others & set(mro):
+        return f"raised a class that is at once {_short(expected)} and {_short(sorted(others & set(mro))[0])}"
+    return None
+
+
+def _short(name: str) -> str:
+    return name.removeprefix("builtins.")
 
 
 def _kind_name(value):

@@ -7,9 +7,8 @@ from dataclasses import asdict, dataclass, field
 import nbformat
 from nbgrader import utils
 
-from autograder.course import CourseError
-from autograder.grading.disclosure import SecretFilter
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
+from autograder.grading.method_rules import AnswerSyntaxError, dynamic_lookups, forbidden_uses
 from autograder.sandbox.caps import limit_outcome, notebook_errors
 from autograder.statuses import Status
 
@@ -34,6 +33,7 @@ class Result:
     errors: dict = field(default_factory=dict)  # test grade_id -> why it lost points (safe to show)
     caught_by_visible: list = field(default_factory=list)  # tests failed in their visible part (for check)
     judged: dict = field(default_factory=dict)  # test grade_id -> share the observations alone earn (for check)
+    review: list = field(default_factory=list)  # code the instructor should read (dynamic lookups, patching)
 
     @property
     def score(self) -> float:
@@ -41,23 +41,6 @@ class Result:
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), indent=1, sort_keys=True)
-
-
-@dataclass
-class Assignment:
-    """Everything trusted the grader knows about the assignment, prepared once per batch."""
-
-    assignment_id: str
-    db_url: str  # nbgrader gradebook made by generate_assignment (holds hidden tests)
-    release: dict  # {grade_id: release cell} for locked cells, to detect tampering
-    tests: dict  # {test grade_id: points}
-    secrets: SecretFilter  # recognises hidden tests and solutions in text shown as feedback
-    templates: dict = field(default_factory=dict)  # {test grade_id: regexes of visible assert messages}
-    reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
-
-    @property
-    def max_score(self) -> float:
-        return float(sum(self.tests.values()))
 
 
 def kernel_passed(cell) -> bool:
@@ -158,37 +141,48 @@ def outcome_notes(nb, outcome, limits, usage):
     return Status.GRADED.value, []
 
 
-def reference_observations(assignment, executed, ran, outcome) -> dict:
-    """{test grade_id: [Observation]} from the solved notebook's run in the same sandbox
-    (``run_in_sandbox``'s results). Raises CourseError naming the cell when a test fails on the
-    solutions or observes nothing."""
-    nb = nbformat.reads(executed, as_version=4)
-    found = {}
-    for index, cell in enumerate(nb.cells):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id not in assignment.tests:
+def method_problems(nb, assignment) -> dict:
+    """{test grade_id: why it scores 0} for answer cells that break their exercise's method rule
+    or do not parse (read from the learner's source, outside the kernel)."""
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells
+             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    problems = {}
+    for test in assignment.tests:
+        answer, forbid = assignment.rules.get(test, (test.removeprefix("test_"), []))
+        if answer not in cells:
             continue
-        where = f"{assignment.assignment_id}: {grade_id} on the solutions (the reference run)"
-        if index not in ran:
-            raise CourseError(f"{where} did not run ({outcome})")
-        if not kernel_passed(cell):
-            error = next((f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"),
-                         "it wrote to stderr")
-            raise CourseError(f"{where} failed: {error.strip().splitlines()[-1][:300]}")
         try:
-            found[grade_id] = observations(cell)
-        except MalformedObservation as error:
-            raise CourseError(f"{where}: {error}") from None
-        if not found[grade_id]:
-            raise CourseError(f"{where} observes nothing: hidden tests must call fplab.observe")
-    return found
+            used = forbidden_uses(cells[answer].source, forbid)
+        except AnswerSyntaxError as error:
+            problems[test] = f"your answer cell {answer} is not valid Python ({error})"
+            continue
+        if used:
+            problems[test] = f"calls {', '.join(used)}, which this exercise asks you not to use"
+    return problems
 
 
-def conclude(student, executed_json, ran, outcome, usage, notes, assignment, limits, digest="") -> tuple:
-    """Judge an executed notebook (trusted side). Returns (Result, executed notebook)."""
-    nb = nbformat.reads(executed_json, as_version=4)
-    scores, errors, visible, judged = score(nb, set(ran), assignment)
-    status, more = outcome_notes(nb, outcome, limits, usage)
+def review_notes(nb, assignment) -> list:
+    """What the instructor should read: dynamic lookups or patching in any cell the learner wrote
+    or changed (answer cells, and code cells that differ from the release)."""
+    notes = []
+    for index, cell in enumerate(nb.cells):
+        meta = cell.metadata.get("nbgrader", {})
+        if cell.cell_type != "code" or meta.get("locked") or (
+                not meta.get("solution") and cell.source in assignment.released_code):
+            continue
+        label = meta.get("grade_id") or f"cell {index + 1}"
+        notes += [f"{label}, {line}" for line in dynamic_lookups(cell.source)]
+    return notes[:20]
+
+
+def conclude(student: str, run, notes: list, assignment, limits, digest: str = "") -> tuple:
+    """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`. Returns
+    (Result, executed notebook)."""
+    nb = nbformat.reads(run.executed, as_version=4)
+    scores, errors, visible, judged = score(nb, set(run.ran), assignment)
+    for test, why in method_problems(nb, assignment).items():
+        scores[test], judged[test], errors[test] = 0.0, 0.0, why
+    status, more = outcome_notes(nb, run.outcome, limits, run.usage)
     return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
                   max_score=assignment.max_score, submission_sha256=digest, notes=notes + more, errors=errors,
-                  caught_by_visible=visible, judged=judged), nb
+                  caught_by_visible=visible, judged=judged, review=review_notes(nb, assignment)), nb

@@ -1,7 +1,7 @@
 """Execute a restored notebook in a fresh, capped sandbox: the only step that runs student code."""
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
@@ -77,6 +77,8 @@ class SandboxRun:
     ran: tuple  # indices of the cells that ran
     outcome: str  # "ok", "timeout" or "kernel_died"
     usage: Usage  # what the caps recorded
+    shown: dict = field(default_factory=dict)  # {answer cell index: [{"kind", "text"}]} printed before the first test cell
+    output_notes: tuple = ()  # where outputs were cut at a cap
 
 
 def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
