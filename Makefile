@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test test-fast env sysdeps release check bench clean
+.PHONY: lab lab-instructor test test-fast env sysdeps release check bench clean
 
 env: $(STAMP)
 
@@ -31,9 +31,17 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $@
 
+LAB = $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) $(ROOT_FLAG)
+
+# The learner's lab: nbgrader's instructor tools switched off (lab/learner, see lab/README.md).
 lab: $(STAMP)
 	mkdir -p .exchange  # nbgrader's exchange (Assignments tab) lives in the course
-	$(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb $(ROOT_FLAG)
+	JUPYTER_CONFIG_DIR=$(CURDIR)/lab/learner $(LAB) --LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb
+
+# The instructor's lab: the Formgrader, Create Assignment and the course list as nbgrader ships them.
+lab-instructor: $(STAMP)
+	mkdir -p .exchange
+	$(LAB) --LabApp.default_url=/formgrader
 
 test: $(STAMP) sysdeps
 	$(BIN)/python -m pytest

@@ -6,6 +6,7 @@ observations are compared with the reference run's outside the kernel, and feedb
 built from the judged result only.
 """
 import os
+import sys
 
 c = get_config()  # noqa: F821 (provided by nbgrader)
 
@@ -25,6 +26,10 @@ c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"
 # trying the course on one machine. For a class, use one OS account per student (or JupyterHub)
 # and a shared exchange folder (README, Instructors).
 c.Exchange.root = os.path.join(ROOT, ".exchange")
+if sys.argv[1:2] == ["release_feedback"]:  # nbgrader's exchange cannot keep pages apart on one account
+    print("warning: the exchange is this course's .exchange folder; on one shared OS account every student "
+          "can fetch every student's feedback page. Give each student their own account (or JupyterHub), or "
+          "hand out grading/ID/feedback/<student>/ID.html through your LMS instead.", file=sys.stderr)
 
 # Shared preamble prepended to every released notebook.
 c.IncludeHeaderFooter.header = os.path.join(ROOT, "source", "header.ipynb")

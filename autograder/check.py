@@ -9,6 +9,7 @@ import nbformat
 from autograder.grading.batch import grade_batch, released_notebook
 from autograder.cases import build_submission, load_cases, student_id
 from autograder.course import answer_cells, graded_tests
+from autograder.lint import lint_notebook
 from autograder.sandbox.bubblewrap import Limits
 
 
@@ -23,8 +24,16 @@ def write_submissions(course, assignment_id, cases, folder) -> None:
 
 
 def check_assignment(course, assignment_id: str, workers: int, out, limits: Limits = Limits()) -> int:
-    """Grade every case of one assignment; print a row per case; return the number of mismatches."""
+    """Lint the hidden regions, then grade every case of one assignment; print a row per finding
+    and per case; return the number of findings and mismatches."""
     source_nb = course.source_notebook(assignment_id)
+    findings = lint_notebook(assignment_id, source_nb)
+    for finding in findings:
+        print(f"  LINT {finding}", file=out)
+    if findings:
+        print(f"{assignment_id}: {len(findings)} hidden-test lint finding(s): a hidden region holds inputs and "
+              "observations only (AUTHORING.md); not graded until they are fixed", file=out)
+        return len(findings)
     cases = load_cases(course, assignment_id, answer_cells(source_nb))
     with tempfile.TemporaryDirectory(prefix="finite-check-") as workdir:
         write_submissions(course, assignment_id, {student_id(c): c for c in cases}, Path(workdir) / "submitted")

@@ -36,6 +36,8 @@ def parser():
                    help=f"processes and threads of one submission (default {d.max_procs})")
     g.add_argument("--disk-mb", type=int, default=d.disk_mb, metavar="M",
                    help=f"bytes one submission may write, working folder and /tmp together (default {d.disk_mb})")
+    g.add_argument("--cpus", type=float, default=d.cpus, metavar="N",
+                   help=f"CPU cores for everything one submission runs, together (default {d.cpus:g})")
     g.add_argument("--allow-uncapped", action="store_true",
                    help="grade even where this machine cannot enforce every cap (listed at start)")
     g.add_argument("--scheduler", metavar="ADDRESS",
@@ -105,7 +107,7 @@ def main(argv=None):
 
 def limits_from(args) -> Limits:
     return Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
-                  max_procs=args.max_procs, disk_mb=args.disk_mb)
+                  max_procs=args.max_procs, disk_mb=args.disk_mb, cpus=args.cpus)
 
 
 def grade_command(course, args):
@@ -115,6 +117,8 @@ def grade_command(course, args):
     from autograder.statuses import default_workers
 
     limits = limits_from(args)
+    if not 0.01 <= limits.cpus <= 1024:
+        raise CourseError(f"--cpus {args.cpus:g}: give a number of cores between 0.01 and 1024")
     print(describe(limits), flush=True)
     for line in check_caps(limits, args.allow_uncapped):
         print(f"cap not enforced: {line}", file=sys.stderr)

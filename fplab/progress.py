@@ -54,9 +54,9 @@ def demo(*exercises: str) -> Iterator[None]:
         print(f"This demo needs {names}, not written yet: fill it in above, then run this cell again.")
 
 
-def summary(points: Mapping[str, float]) -> str:
-    """Print (and return) one line per exercise: its points and what its visible checks found
-    in this kernel, in the order given."""
+def summary(points: Mapping[str, float]) -> None:
+    """Print one line per exercise: its points and what its visible checks found in this kernel,
+    in the order given."""
     rows = [(name, f"{value:g}", *_found.get(name, (NOT_ATTEMPTED, "its test cell has not run")))
             for name, value in points.items()]
     width = max(len("exercise"), *(len(row[0]) for row in rows))
@@ -66,9 +66,7 @@ def summary(points: Mapping[str, float]) -> str:
     passed = sum(row[2] == PASSED for row in rows)
     lines.append(f"\n{passed} of {len(rows)} exercises pass their visible checks. "
                  "The hidden tests grade more cases when your notebook is autograded.")
-    text = "\n".join(lines)
-    print(text)
-    return text
+    print("\n".join(lines))
 
 
 def workdir(prefix: str) -> str:

@@ -144,3 +144,22 @@ def test_a_partial_case_must_earn_some_but_not_all_of_its_cell():
     out = io.StringIO()
     assert report("x", cases, tests, results, out) == 2
     assert "quiz--partial--one" in out.getvalue() and "want some" in out.getvalue()
+
+
+def test_the_fingerprint_covers_the_grader_s_own_code(tmp_path, monkeypatch):
+    """One character changed in the judging code regrades every student; nothing changed, nobody."""
+    import autograder
+    from autograder.course import Course
+    from autograder.grading.assignment import fingerprint
+    from autograder.sandbox.bubblewrap import Limits
+
+    course = Course(Path(__file__).resolve().parents[1])
+    before = fingerprint(course, "01_nonassociativity", Limits())
+    assert fingerprint(course, "01_nonassociativity", Limits()) == before
+    copy = tmp_path / "autograder"
+    shutil.copytree(Path(autograder.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    judge = copy / "grading" / "judge.py"
+    judge.write_text(judge.read_text().replace("MAX_OBSERVATIONS = 2000", "MAX_OBSERVATIONS = 2001"))
+    monkeypatch.setattr(autograder, "__file__", str(copy / "__init__.py"))
+    assert fingerprint(course, "01_nonassociativity", Limits()) != before
+    assert fingerprint(course, "01_nonassociativity", Limits(cell_timeout=61)) != before

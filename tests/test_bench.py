@@ -11,6 +11,8 @@ from conftest import ROOT, run_cli
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
 
+pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+
 
 def test_bench_prints_each_notebook_against_the_floor():
     done = run_cli("bench", "02_norm_overflow", "--repeats", "1")

@@ -11,7 +11,7 @@ from lab_server import LabServer
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None and os.environ.get("CI"):
     raise RuntimeError("CI needs Debian's chromium for the browser tests (apt-get install chromium)")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed; `make test` installs it")
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed; `make test` installs it")]
 
 ARTIFACTS = ROOT / "artifacts" / "browser"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",

@@ -7,6 +7,7 @@ import pytest
 from fplab import explore
 from test_browser import ARTIFACTS, browser, lab, open_notebook, page, pytestmark, run_all, wait_all_ran  # noqa: F401
 
+
 READOUT = "pre.fplab-readout"
 
 

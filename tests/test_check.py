@@ -3,6 +3,8 @@ import pytest
 
 from conftest import ASSIGNMENTS, run_cli
 
+pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+
 
 @pytest.mark.parametrize("assignment_id", ASSIGNMENTS)
 def test_autograder_check(assignment_id):

@@ -5,6 +5,8 @@ import pytest
 
 from conftest import ASSIGNMENTS, ROOT, run_cli
 
+pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+
 
 @pytest.fixture
 def course_copy(tmp_path):

@@ -11,10 +11,10 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
     reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)
+)]
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402

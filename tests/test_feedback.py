@@ -164,3 +164,11 @@ def test_assertion_templates_match_formatted_messages_only():
     assert typed.fullmatch("return an int64 tensor, got tensor([1])") and not typed.fullmatch("anything else")
     assert plain.fullmatch("equal values are 0 apart")
     assert assertion_templates("def broken(:") == []
+
+
+def test_a_number_the_test_cell_ends_with_is_no_partial_credit(assignment):
+    """A hidden region that ends with ``observe(...)`` shows the learner's value as the cell's
+    result; nbgrader would read it as partial credit (and fail on one above the points)."""
+    result = new_output("execute_result", data={"text/plain": "42"}, execution_count=3)
+    scores, _, _, _ = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]), result]))
+    assert scores == {"test_ulp": 3.0}

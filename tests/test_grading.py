@@ -16,10 +16,10 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
     reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)
+)]
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, SECRET_TEST, make_course  # noqa: E402
@@ -405,7 +405,60 @@ def test_a_venv_reached_through_a_symlink_grades(tmp_path):
     assert "ann,fx,graded,0,5" in (tmp_path / "out" / "grades.csv").read_text()
 
 
+def test_grading_from_a_second_clone_binds_that_clone_s_fplab(tmp_path):
+    """The venv's editable install names the first checkout; the kernel must import the fplab of the
+    clone that grades (the one it fingerprints), bound into the sandbox."""
+    clone = tmp_path / "clone"
+    for part in ("autograder", "fplab"):
+        shutil.copytree(ROOT / part, clone / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (clone / "fplab" / "__init__.py").write_text((clone / "fplab" / "__init__.py").read_text() + "\nSECOND_CLONE = True\n")
+    course = make_course(tmp_path / "course")
+    assert run_cli("--course", str(course), "release", cwd=clone).returncode == 0
+    nb = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for cell in nb.cells:
+        if cell.metadata.get("nbgrader", {}).get("grade_id") == "double":
+            cell.source = "import fplab\ndef double(x):\n    return 2 * x if getattr(fplab, 'SECOND_CLONE', False) else 0"
+    folder = tmp_path / "submitted" / "ann" / ASSIGNMENT
+    folder.mkdir(parents=True)
+    nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+    done = run_cli("--course", str(course), "grade", str(tmp_path / "submitted"), "--assignment", ASSIGNMENT,
+                   "--out", str(tmp_path / "out"), cwd=clone)
+    assert done.returncode == 0, done.stderr
+    assert "ann,fx,graded,2,5" in (tmp_path / "out" / "grades.csv").read_text()
+
+
 def test_a_folder_name_that_is_no_student_id_is_reported_and_the_batch_goes_on(world):
     row = world["rows"]["bad name+1"]
     assert row["status"] == "invalid_id" and "not a valid nbgrader student id" in row["notes"]
     assert world["rows"]["honest"]["score"] == "5"
+
+
+def test_a_grader_failure_on_one_student_is_that_student_s_grader_error(tmp_path, monkeypatch):
+    from autograder.course import Course
+    from autograder.grading import batch
+    from autograder.sandbox.bubblewrap import Limits
+
+    course = make_course(tmp_path / "course")
+    assert run_cli("--course", str(course), "release").returncode == 0
+    for student in ("ann", "bob"):
+        folder = tmp_path / "submitted" / student / ASSIGNMENT
+        folder.mkdir(parents=True)
+        shutil.copy2(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", folder)
+    real = batch.judge
+
+    def failing_for_bob(student, *args, **kwargs):
+        if student == "bob":
+            raise RuntimeError("the judge broke")
+        return real(student, *args, **kwargs)
+
+    monkeypatch.setattr(batch, "judge", failing_for_bob)
+    done = batch.grade_batch(Course(course), tmp_path / "submitted", ASSIGNMENT, tmp_path / "out", 1,
+                             Limits(), progress=False, record_grades=False)
+    statuses = {r.student: (r.status, r.notes) for r in done.results}
+    assert statuses["ann"][0] == "graded"
+    assert statuses["bob"] == ("grader_error", ["grader error: RuntimeError: the judge broke"])
+    monkeypatch.setattr(batch, "judge", real)
+    again = batch.grade_batch(Course(course), tmp_path / "submitted", ASSIGNMENT, tmp_path / "out", 1,
+                              Limits(), progress=False, record_grades=False)
+    assert again.reasons == {"ann": "kept", "bob": "grader error before"}
+    assert {r.student: r.status for r in again.results} == {"ann": "graded", "bob": "graded"}

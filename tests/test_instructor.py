@@ -11,10 +11,10 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-pytestmark = pytest.mark.skipif(
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
     reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)
+)]
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
@@ -63,3 +63,65 @@ def test_exchange_round_trip_with_our_grader(tmp_path):
     # One OS user plays both students here, so nbgrader hands both pages back; each is its student's.
     pages = {p.parent.name: p.read_text() for p in (tmp_path / "alice" / ASSIGNMENT / "feedback").rglob("*.html")}
     assert any("feedback for alice" in page and "5 / 5" in page for page in pages.values()), pages.keys()
+
+
+CHEAT = ("def triple(x):\n    get_ipython().showtraceback = lambda *a, **k: None\n"
+         "    get_ipython().showsyntaxerror = lambda *a, **k: None\n    return 3 + x")
+
+
+def exported(course, tmp_path, name):
+    nbgrader("export", "--to", str(tmp_path / name), cwd=course)
+    return {r["student_id"]: float(r["raw_score"]) for r in csv.DictReader((tmp_path / name).open())}
+
+
+def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path):
+    """nbgrader autograde, generate_feedback and `grade` give the same judged scores and safe
+    pages, whichever runs last; a score set by hand survives both."""
+    from nbgrader.api import Gradebook
+
+    course = make_course(tmp_path / "course")
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course)
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for student, triple in (("honest", "def triple(x):\n    return 3 * x"), ("cheat", CHEAT)):
+        nb = nbformat.from_dict(release)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id == "double":
+                cell.source = "def double(x):\n    return 2 * x"
+            elif grade_id == "triple":
+                cell.source = triple
+        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    grade = ["--course", str(course), "grade", str(course / "submitted"), "--assignment", ASSIGNMENT,
+             "--out", str(course / "grading" / ASSIGNMENT), "--workers", "2"]
+    done = run_cli(*grade)
+    assert done.returncode == 0, done.stderr
+    table = {r["student"]: float(r["score"]) for r in csv.DictReader((course / "grading" / ASSIGNMENT / "grades.csv").open())}
+    assert table == {"honest": 5.0, "cheat": 2.0}
+    assert "review" in done.stdout and "get_ipython" in done.stdout
+    assert exported(course, tmp_path, "after-grade.csv") == table
+    assert (course / "autograded" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
+
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        grade_row = gradebook.find_grade("test_triple", ASSIGNMENT, ASSIGNMENT, "cheat")
+        grade_row.manual_score = 1.0
+        gradebook.db.commit()
+
+    auto = nbgrader("autograde", ASSIGNMENT, "--force", cwd=course)
+    assert "ipykernel_launcher" not in auto.stdout + auto.stderr or "bwrap" in auto.stdout + auto.stderr
+    assert exported(course, tmp_path, "after-autograde.csv") == {"honest": 5.0, "cheat": 3.0}  # manual kept
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        assert gradebook.find_grade("test_triple", ASSIGNMENT, ASSIGNMENT, "cheat").auto_score == 0.0
+
+    nbgrader("generate_feedback", ASSIGNMENT, "--force", cwd=course)
+    for student in ("honest", "cheat"):
+        page = (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
+        assert f"feedback for {student}" in page
+        assert "hidden check of" not in page and "observe(" not in page and "return 2 * x" not in page.replace(
+            "def double(x):\n    return 2 * x", "")
+
+    done = run_cli(*grade)  # grade after autograde: same judged scores, manual score still there
+    assert done.returncode == 0, done.stderr
+    assert "kept" in done.stdout
+    assert exported(course, tmp_path, "after-regrade.csv") == {"honest": 5.0, "cheat": 3.0}

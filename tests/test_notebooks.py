@@ -5,6 +5,8 @@ from nbclient import NotebookClient
 
 from conftest import ROOT
 
+pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 
 

@@ -10,6 +10,8 @@ from autograder.course import answer_cells, graded_tests, hidden_regions
 from autograder.release import generate, same_tree
 from conftest import ASSIGNMENTS, ROOT
 
+pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+
 
 
 def notebooks_under(*folders):

@@ -21,11 +21,11 @@ from tqdm import tqdm
 
 from autograder.course import CourseError, read_notebook
 from autograder.grading.admit import admit
-from autograder.grading.assignment import fingerprint, load_assignment, reference_path, solved_notebook, stored_reference
+from autograder.grading.assignment import fingerprint, load_assignment, reference_path, stored_reference
 from autograder.grading.feedback import render
 from autograder.grading.files import write_atomic
 from autograder.grading.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
-from autograder.grading.pipeline import ensure_reference, gradebook_lock, judge
+from autograder.grading.pipeline import ensure_reference, gradebook_lock, judge, reference_run
 from autograder.grading.score import Result
 from autograder.release import generate
 from autograder.sandbox.bubblewrap import Limits, SandboxError, check_layout
@@ -71,8 +71,7 @@ def reference(course, assignment, limits):
         yield
         return
     with ProcessPoolExecutor(max_workers=1) as local:
-        running = local.submit(run_in_sandbox, nbformat.writes(solved_notebook(course, assignment.assignment_id)),
-                               limits)
+        running = local.submit(reference_run, course, assignment.assignment_id, limits)
         try:
             yield
         except BaseException:

@@ -5,7 +5,6 @@ import re
 from dataclasses import asdict, dataclass, field
 
 import nbformat
-from nbgrader import utils
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
 from autograder.grading.method_rules import AnswerSyntaxError, dynamic_lookups, forbidden_uses
@@ -44,12 +43,14 @@ class Result:
 
 
 def kernel_passed(cell) -> bool:
-    """nbgrader's own verdict on a test cell, as read from the kernel: no error and no stderr.
+    """The kernel's own verdict on a test cell, nbgrader's rule: no error and no stderr.
 
     It can only lower a score: the kernel runs the student's code, so it may lie about success.
+    (nbgrader's ``determine_grade`` would also read a number the cell's last expression printed as
+    partial credit: a value the learner's function returned, so it is not used.)
     """
-    points, max_points = utils.determine_grade(cell)
-    return float(points or 0.0) >= float(max_points)
+    return not any(o.output_type == "error" or (o.output_type == "stream" and o.get("name") == "stderr")
+                   for o in cell.get("outputs", []))
 
 
 def error_line(cell, templates, secrets) -> str:

@@ -1,15 +1,26 @@
 """Run a notebook kernel inside a bubblewrap sandbox.
 
 The sandbox sees the operating system, the Python installation and the learner-side ``fplab``
-package read-only; nothing else of the course, the submissions or the grading output exists
-inside. It has no network, its own PID namespace (everything in it dies with it), no
-capabilities, and caps on the total memory, processes and bytes written of everything it runs
-(:mod:`autograder.sandbox.caps`). The only writable places are a private, size-capped /tmp holding the
+package read-only, and of ``/etc`` only the few world-readable files a kernel needs
+(:data:`ETC_ENTRIES`; no ``shadow``, no ``ssh/``, no credentials); nothing else of the course, the
+submissions or the grading output exists inside. It has no network, its own PID namespace
+(everything in it dies with it), no capabilities, and caps on the total memory, processes, CPU
+and bytes written of everything it runs (:mod:`autograder.sandbox.caps`).
+
+Where the grader runs as root (cgroup v1 needs it), the kernel does not: bubblewrap, as root,
+builds the sandbox (its binds reach root-only paths such as a Python under ``/root``), keeps
+only ``CAP_SETUID``/``CAP_SETGID``/``CAP_SETPCAP``, and the first thing it starts inside is
+``setpriv``, which drops for good to a uid of the submission's own (:class:`Identity`: no
+account on the host, a random one from :data:`UID_RANGE`) with no groups, no capabilities
+(bounding set included) and ``no_new_privs``, before ``prlimit`` and the kernel. The kernel and
+all it starts are that uid outside the sandbox too, so a root-only file stays unreadable even
+where it is bound. The only writable places are a private, size-capped /tmp holding the
 working folder /tmp/work, a size-capped /dev/shm, and the folder of the kernel's Unix sockets,
 through which the grader talks to the kernel, so the client (which holds the hidden tests)
 stays outside.
 """
 import importlib.util
+import os
 import shutil
 import subprocess
 import sys
@@ -18,10 +29,21 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc"]
-WORKDIR = "/tmp/work"
-FPLAB_PARENT = "/opt/finite"  # where the grader's own fplab is bound inside, first on PYTHONPATH  # the kernel's working folder inside the sandbox, on the capped /tmp
+SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64"]
+# The files of /etc a kernel needs (dynamic linker, name service, time zone, MIME types, the
+# Debian Python's sitecustomize, fonts for matplotlib), bound only where world-readable; passwd
+# and group are written per sandbox (see Identity). Never shadow, ssh/, ssl/private, pip.conf...
+ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "host.conf", "hosts",
+               "gai.conf", "localtime", "timezone", "protocols", "services", "networks", "mime.types",
+               "os-release", "debian_version", "alternatives", "fonts", "locale.alias", "python3",
+               f"python{sys.version_info.major}.{sys.version_info.minor}", "matplotlibrc")
+UID_RANGE = (1 << 30, 1 << 24)  # (first, count): uids the kernels run as, with no host account
+SANDBOX_USER = "learner"
+KEPT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")  # for setpriv only; it drops them
+WORKDIR = "/tmp/work"  # the kernel's working folder inside the sandbox, on the capped /tmp
+FPLAB_PARENT = "/opt/finite"  # where the grader's own fplab is bound inside, first on PYTHONPATH
 MB = 1024 * 1024
+MAX_MESSAGE = 64 * MB  # the largest message frame the grader accepts from a kernel (see execute.py's caps)
 
 
 @dataclass(frozen=True)
@@ -33,10 +55,98 @@ class Limits:
     memory_mb: int = 4096  # total memory of everything one submission runs (also RLIMIT_DATA per process)
     max_procs: int = 64  # processes and threads of one submission, together
     disk_mb: int = 512  # bytes one submission may write: /tmp with its working folder (and /dev/shm)
+    cpus: float = 1  # cores for everything one submission runs, together (a CFS quota)
+    # Output bytes kept (autograder.sandbox.execute.OutputCaps): text, images, HTML; the judge's
+    # observations get 4x. The largest solved notebook of the course keeps 0.45 MB in one output,
+    # 1.7 MB in one cell, 2.8 MB in all, all of it observations (05_float16_range).
+    output_mb: float = 1  # per output
+    cell_output_mb: float = 2  # per cell
+    notebook_output_mb: float = 8  # per notebook
 
 
 class SandboxError(Exception):
     """The sandbox cannot be set up on this machine (missing bwrap, unsafe layout)."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who one sandbox's kernel runs as: ``uid``/``gid`` (no host account; two sandboxes that
+    happen to share one still cannot see each other: separate PID, IPC, network namespaces and
+    mounts), and ``etc``, a root-owned folder with the ``passwd`` and ``group`` the sandbox shows."""
+
+    uid: int
+    gid: int
+    etc: Path
+
+
+def new_identity(folder) -> Identity:
+    """A fresh uid from UID_RANGE that no host account uses, and its passwd/group under ``folder``."""
+    import pwd
+    import grp
+    import secrets
+
+    first, count = UID_RANGE
+    while True:
+        uid = first + secrets.randbelow(count)
+        try:
+            pwd.getpwuid(uid)
+            continue
+        except KeyError:
+            pass
+        try:
+            grp.getgrgid(uid)
+            continue
+        except KeyError:
+            break
+    etc = Path(folder) / "etc"
+    etc.mkdir(mode=0o755)
+    (etc / "passwd").write_text(f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
+                                f"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
+                                f"{SANDBOX_USER}:x:{uid}:{uid}:{SANDBOX_USER}:{WORKDIR}:/bin/sh\n")
+    (etc / "group").write_text(f"root:x:0:\nnogroup:x:65534:\n{SANDBOX_USER}:x:{uid}:\n")
+    for name in ("passwd", "group"):
+        (etc / name).chmod(0o644)
+    return Identity(uid, uid, etc)
+
+
+def _world_readable(path: Path, follow=True) -> bool:
+    """``path`` (a file, or a folder and everything in it) can be read by any uid. A link inside
+    a folder counts as readable: it shows nothing that is not bound on its own."""
+    import stat
+
+    try:
+        mode = path.stat().st_mode if follow else path.lstat().st_mode
+    except OSError:
+        return False
+    if stat.S_ISLNK(mode):
+        return True
+    if stat.S_ISDIR(mode):
+        if mode & 0o005 != 0o005:
+            return False
+        try:
+            return all(_world_readable(child, follow=False) for child in path.iterdir())
+        except OSError:
+            return False
+    return bool(mode & 0o004)
+
+
+def etc_binds():
+    """(host path, path inside) for the entries of ETC_ENTRIES this machine has, world-readable."""
+    found = []
+    for name in ETC_ENTRIES:
+        path = Path("/etc") / name
+        if path.exists() and _world_readable(path):
+            found.append((path, path))
+    return found
+
+
+def drop_to(identity):
+    """argv prefix that runs the rest as ``identity``, for good (inside the sandbox)."""
+    setpriv = shutil.which("setpriv")
+    if not setpriv:
+        raise SandboxError("setpriv (util-linux) is required to run the kernel unprivileged")
+    return [setpriv, f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups",
+            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
 
 def read_only_binds():
@@ -48,6 +158,7 @@ def read_only_binds():
         seen, real = Path(path).absolute(), Path(path).resolve()
         binds |= {(real, real), (real, seen)}
     binds.add((fplab_dir(), Path(FPLAB_PARENT) / "fplab"))
+    binds |= set(etc_binds())
     return sorted(binds)
 
 
@@ -77,31 +188,52 @@ def check_layout(protected):
                 )
 
 
-def bwrap_command(sockets, limits, argv, sized=True):
+def bwrap_command(sockets, limits, argv, sized=True, identity=None):
     """The bubblewrap command line that runs ``argv`` in the sandbox, in WORKDIR.
 
     ``sockets``: the host folder of the kernel's connection file and sockets, bound at the same
-    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`autograder.sandbox.caps.tmpfs_size_problem`.
+    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`autograder.sandbox.caps.tmpfs_size_problem`;
+    ``identity``: the :class:`Identity` the kernel runs as (None: as whoever runs bubblewrap).
     """
     bwrap = shutil.which("bwrap")
     prlimit = shutil.which("prlimit")
     if not bwrap or not prlimit:
         raise SandboxError("bubblewrap (bwrap) and prlimit are required: apt-get install bubblewrap")
-    cmd = [bwrap, "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    caps = ["--cap-drop", "ALL"]
+    if identity is not None:
+        caps += [arg for cap in KEPT_CAPS for arg in ("--cap-add", cap)]
+    cmd = [bwrap, "--die-with-parent", "--new-session", *caps,
            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
     # Order matters: the private /tmp first, so binds of paths under /tmp (a venv there) stay visible.
     size = ["--size", str(limits.disk_mb * MB)] if sized else []
-    cmd += ["--dev", "/dev", "--proc", "/proc", *size, "--tmpfs", "/tmp", *size, "--tmpfs", "/dev/shm"]
-    for source, inside in read_only_binds():
+    cmd += ["--dev", "/dev", "--proc", "/proc", *size, "--perms", "1777", "--tmpfs", "/tmp",
+            *size, "--perms", "1777", "--tmpfs", "/dev/shm"]
+    binds = read_only_binds()
+    if identity is not None:
+        binds = [b for b in binds if b[1] not in (Path("/etc/passwd"), Path("/etc/group"))]
+        binds += [(identity.etc / "passwd", Path("/etc/passwd")), (identity.etc / "group", Path("/etc/group"))]
+    else:
+        binds += [(Path("/etc") / n, Path("/etc") / n) for n in ("passwd", "group") if (Path("/etc") / n).is_file()]
+    mounted = [inside for _, inside in binds] + [Path(sockets)]
+    # Folders on the way to a bind are made world-traversable: bubblewrap would copy a host
+    # folder's mode (/root is 0700), and the kernel is not root.
+    for folder in sorted({parent for inside in mounted for parent in inside.parents}):
+        if str(folder) in ("/", "/dev", "/dev/shm", "/proc", "/tmp") or \
+                any(folder == m or m in folder.parents for m in mounted):
+            continue
+        cmd += ["--perms", "0755", "--dir", str(folder)]
+    for source, inside in sorted(binds):
         cmd += ["--ro-bind", str(source), str(inside)]
     for link in ("/bin", "/sbin", "/lib", "/lib64"):
         if Path(link).is_symlink():  # merged-/usr systems: keep the links, not copies
             cmd += ["--symlink", str(Path(link).readlink()), link]
-    cmd += ["--dir", WORKDIR, "--bind", str(sockets), str(sockets),
+    cmd += ["--perms", "0777", "--dir", WORKDIR, "--bind", str(sockets), str(sockets),
             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", WORKDIR, "--clearenv"]
     env = {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": WORKDIR,
+        "USER": SANDBOX_USER,
+        "LOGNAME": SANDBOX_USER,
         "MPLBACKEND": "Agg",
         "MPLCONFIGDIR": f"{WORKDIR}/.matplotlib",
         "IPYTHONDIR": f"{WORKDIR}/.ipython",
@@ -113,7 +245,8 @@ def bwrap_command(sockets, limits, argv, sized=True):
     for name, value in env.items():
         cmd += ["--setenv", name, value]
     backstops = [f"--data={limits.memory_mb * MB}", f"--fsize={limits.disk_mb * MB}", "--core=0"]
-    return cmd + ["--", prlimit, *backstops, "--", *argv]
+    drop = drop_to(identity) if identity is not None else []
+    return cmd + ["--", *drop, prlimit, *backstops, "--", *argv]
 
 
 class QuietKernelManager(AsyncKernelManager):
@@ -152,9 +285,22 @@ class SandboxedKernelManager(QuietKernelManager):
 
             return bwrap_command(self.sockets(), self.limits, argv, sized=tmpfs_size_problem() is None)
         return self.enclosure.launcher() + bwrap_command(self.sockets(), self.limits, argv,
-                                                         sized=self.enclosure.sized)
+                                                         sized=self.enclosure.sized,
+                                                         identity=self.enclosure.identity)
+
+    def client(self, **kwargs):
+        """A client whose sockets refuse any message frame over MAX_MESSAGE (the kernel is the
+        learner's: a frame that large is dropped by ZeroMQ before it reaches this process)."""
+        import zmq
+
+        kc = super().client(**kwargs)
+        kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        return kc
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
+        identity = self.enclosure.identity if self.enclosure is not None else None
+        if identity is not None:  # written by this (root) process, read by the kernel's uid
+            os.chown(self.connection_file, identity.uid, identity.gid, follow_symlinks=False)
         await super()._async_launch_kernel(kernel_cmd, **kw)
         if self.enclosure is not None:
             self.enclosure.started(self.provisioner.process.pid)

@@ -1,4 +1,4 @@
-"""Per-student caps on total memory, processes and bytes written, enforced by the kernel.
+"""Per-student caps on total memory, processes, CPU and bytes written, enforced by the kernel.
 
 One submission (its kernel and everything the kernel starts) runs in its own cgroup:
 
@@ -8,6 +8,13 @@ One submission (its kernel and everything the kernel starts) runs in its own cgr
   than the total fails with ``MemoryError`` and the kernel survives.
 * processes: ``pids.max`` = ``Limits.max_procs`` counts processes and threads; a refused fork
   is recorded (``pids.events``: ``max``).
+* CPU: a CFS quota of ``Limits.cpus`` cores for everything together (v2 ``cpu.max``, v1
+  ``cpu.cfs_quota_us``/``cpu.cfs_period_us``): however many processes a submission starts, it
+  gets at most that share of the machine, so an honest neighbour keeps its time. The CPU time it
+  used and how often it was throttled are recorded (v2 ``cpu.stat``; v1 ``cpuacct.usage`` where
+  that hierarchy exists, ``cpu.stat``).
+* user: where the grader is root, the kernel runs as a uid of its own with no capabilities
+  (:class:`autograder.sandbox.bubblewrap.Identity`); the cgroups are set up as root before.
 * disk: the sandbox's only writable storage is a tmpfs of ``Limits.disk_mb`` on ``/tmp`` (the
   working folder is ``/tmp/work``, so scratch and ``/tmp`` share one cap), plus a tmpfs of the
   same size on ``/dev/shm`` (POSIX shared memory); ``RLIMIT_FSIZE`` is a backstop per file.
@@ -36,7 +43,9 @@ from pathlib import Path
 MB = 1024 * 1024
 MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
 DISK_ERRORS = ("No space left on device", "File too large", "Disk quota exceeded")
-CONTROLLERS = ("memory", "pids")
+CONTROLLERS = ("memory", "pids", "cpu")  # each is a cap: missing_caps lists the ones not available
+ACCOUNTING = ("cpuacct",)  # v1 only, optional: CPU time used (v2 has it in cpu.stat)
+CFS_PERIOD_US = 100_000
 SOCKET_ROOT = Path("/dev/shm")
 SANDBOX_DISKS = ("/tmp", "/dev/shm")  # the capped tmpfs mounts inside the sandbox (see sandbox.py)
 LEAF = "finite-grader"  # where a v2 grader moves itself so its cgroup can delegate controllers
@@ -53,6 +62,9 @@ class Usage:
     procs_refused: int = 0  # forks / thread starts refused by the process cap
     disk_peak_mb: float = 0.0  # most bytes seen on the sandbox's tmpfs mounts together
     disk_full: bool = False  # a tmpfs was seen (nearly) full
+    cpu_seconds: float = 0.0  # CPU time of everything the submission ran (0 where not accounted)
+    cpu_throttled: int = 0  # CFS periods in which the CPU cap held it back
+    uid: int = -1  # the uid its kernel ran as (-1: the grader's own)
 
 
 def limit_outcome(usage, limits, errors=""):
@@ -162,33 +174,37 @@ def _probe(base, check):
             pass
 
 
-def _v2_base(point, mount_root, own):
-    """The delegated cgroup v2 folder to make students' cgroups in, or (None, why)."""
+V2_CONTROLS = {"memory": ("memory.max", "max"), "pids": ("pids.max", "max"), "cpu": ("cpu.max", "max")}
+
+
+def _v2_base(point, mount_root, own, controllers=CONTROLLERS):
+    """The delegated cgroup v2 folder to make students' cgroups in (with ``controllers``), or (None, why)."""
     base = _join(point, mount_root, own)
     if base.name == LEAF:  # we moved ourselves there earlier (or our parent process did)
         base = base.parent
 
     def check(child):
-        missing = [c for c in CONTROLLERS if c not in _read(child / "cgroup.controllers").split()]
+        missing = [c for c in controllers if c not in _read(child / "cgroup.controllers").split()]
         if missing:
             return f"cgroup v2 at {base} does not delegate {', '.join(missing)}"
-        _write(child / "pids.max", "max")
-        _write(child / "memory.max", "max")
+        for controller in controllers:
+            name, value = V2_CONTROLS[controller]
+            _write(child / name, value)
         return None
 
     why = _probe(base, check)
     if why and "does not delegate" in why:
-        why = _v2_delegate(base) or _probe(base, check)
+        why = _v2_delegate(base, controllers) or _probe(base, check)
     return (None, why) if why else (base, None)
 
 
-def _v2_delegate(base):
-    """Enable memory and pids for children of ``base``; moves this process into a leaf first if
+def _v2_delegate(base, controllers=CONTROLLERS):
+    """Enable ``controllers`` for children of ``base``; moves this process into a leaf first if
     it is the only one in ``base`` (cgroup v2 allows no processes beside delegated children)."""
-    absent = [c for c in CONTROLLERS if c not in _read(base / "cgroup.controllers").split()]
+    absent = [c for c in controllers if c not in _read(base / "cgroup.controllers").split()]
     if absent:
         return f"cgroup v2 at {base} lacks the {', '.join(absent)} controller(s)"
-    wanted = " ".join(f"+{c}" for c in CONTROLLERS)
+    wanted = " ".join(f"+{c}" for c in controllers)
     try:
         _write(base / "cgroup.subtree_control", wanted)
         return None
@@ -210,12 +226,14 @@ def _v2_delegate(base):
 
 def _v1_base(point, mount_root, own, controller):
     base = _join(point, mount_root, own)
-    control = {"memory": "memory.limit_in_bytes", "pids": "pids.max"}[controller]
+    control = {"memory": "memory.limit_in_bytes", "pids": "pids.max", "cpu": "cpu.cfs_quota_us",
+               "cpuacct": "cpuacct.usage"}[controller]
 
     def check(child):
         if not (child / control).exists():
             return f"the cgroup v1 {controller} hierarchy at {point} has no {control}"
-        _write(child / control, (child / control).read_text().strip())
+        if controller != "cpuacct":  # accounting is only read
+            _write(child / control, (child / control).read_text().strip())
         return None
 
     why = _probe(base, check)
@@ -248,7 +266,13 @@ def mechanism():
         if base is not None:
             return Mechanism({c: (2, base) for c in CONTROLLERS}, {})
         reasons = {c: why for c in CONTROLLERS}
-    for controller in CONTROLLERS:
+        base, _ = _v2_base(v2[0][0], v2[0][1], own[""], ("memory", "pids"))  # a v2 without cpu
+        if base is not None:
+            bases = {c: (2, base) for c in ("memory", "pids")}
+            reasons = {"cpu": why}
+    for controller in CONTROLLERS + ACCOUNTING:
+        if controller in bases:
+            continue
         v1 = [m for m in mounts if m[2] == "cgroup" and controller in m[3]]
         if not v1 or controller not in own:
             reasons.setdefault(controller, f"no cgroup hierarchy with the {controller} controller "
@@ -300,12 +324,47 @@ def socket_root():
     return None
 
 
+@lru_cache(maxsize=None)
+def privilege_problem():
+    """None when the kernel can run as a uid of its own (or the grader is not root anyway), else why not."""
+    if os.geteuid() != 0:
+        return None
+    bwrap, setpriv = shutil.which("bwrap"), shutil.which("setpriv")
+    if not setpriv:
+        return "setpriv (util-linux) is not installed"
+    if not bwrap:
+        return "bubblewrap (bwrap) is not installed"
+    from autograder.sandbox.bubblewrap import KEPT_CAPS, UID_RANGE
+
+    uid = UID_RANGE[0] + UID_RANGE[1] - 1
+    caps = [arg for cap in KEPT_CAPS for arg in ("--cap-add", cap)]
+    probe = [bwrap, "--ro-bind", "/", "/", "--cap-drop", "ALL", *caps, "--", setpriv, f"--reuid={uid}",
+             f"--regid={uid}", "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs",
+             "--", "/bin/sh", "-c", "id -u"]
+    try:
+        done = subprocess.run(probe, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bwrap with setpriv does not run ({error})"
+    if done.returncode != 0 or done.stdout.strip() != str(uid):
+        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+        return f"cannot drop to an unprivileged uid in the sandbox ({why})"
+    return None
+
+
+def runs_unprivileged():
+    """True when kernels will run as a uid of their own (the grader is root and can drop)."""
+    return os.geteuid() == 0 and privilege_problem() is None
+
+
 def describe(limits):
     """One line: the caps each submission gets here, and the mechanisms enforcing them."""
     found = mechanism()
     disk = "tmpfs sized by bubblewrap --size" if tmpfs_size_problem() is None else "RLIMIT_FSIZE per file only"
+    user = ("a uid of its own, no capabilities" if runs_unprivileged() else
+            "ROOT" if os.geteuid() == 0 else f"the grader's uid {os.geteuid()}")
     return (f"caps per submission: {limits.memory_mb} MB in total, {limits.max_procs} processes, "
-            f"{limits.disk_mb} MB written; cgroups: {found.describe()}; disk: {disk}")
+            f"{limits.cpus:g} CPU core(s), {limits.disk_mb} MB written; cgroups: {found.describe()}; "
+            f"disk: {disk}; kernel runs as {user}")
 
 
 def missing_caps(limits):
@@ -316,6 +375,10 @@ def missing_caps(limits):
                      f"{found.reasons.get('memory')}")
     if "pids" not in found.bases:
         lines.append(f"processes: --max-procs {limits.max_procs} is not enforced: {found.reasons.get('pids')}")
+    if "cpu" not in found.bases:
+        lines.append(f"cpu: --cpus {limits.cpus:g} is not enforced: {found.reasons.get('cpu')}")
+    if privilege_problem():
+        lines.append(f"user: the kernel would run as root: {privilege_problem()}")
     if tmpfs_size_problem():
         lines.append(f"disk: --disk-mb {limits.disk_mb} holds per file only (RLIMIT_FSIZE), /tmp is "
                      f"unbounded: {tmpfs_size_problem()}")
@@ -347,7 +410,17 @@ class StudentCgroup:
 
     def _limit(self, limits):
         total = limits.memory_mb * MB
+        quota = max(1000, round(limits.cpus * CFS_PERIOD_US))
         for controller, (version, folder) in self.controllers.items():
+            if controller == "cpuacct":
+                continue
+            if controller == "cpu":
+                if version == 1:
+                    _write(folder / "cpu.cfs_period_us", CFS_PERIOD_US)
+                    _write(folder / "cpu.cfs_quota_us", quota)
+                else:
+                    _write(folder / "cpu.max", f"{quota} {CFS_PERIOD_US}")
+                continue
             if controller == "memory" and version == 1:
                 _write(folder / "memory.limit_in_bytes", total)
                 if (folder / "memory.memsw.limit_in_bytes").exists():
@@ -379,6 +452,14 @@ class StudentCgroup:
             found["memory_peak_mb"] = round(int(peak or 0) / MB, 1)
         if "pids" in self.controllers:
             found["procs_refused"] = _counter(self.controllers["pids"][1] / "pids.events", "max")
+        version, folder = self.controllers.get("cpu", (0, None))
+        if folder is not None:
+            found["cpu_throttled"] = _counter(folder / "cpu.stat", "nr_throttled")
+        if version == 2:
+            found["cpu_seconds"] = round(_counter(folder / "cpu.stat", "usage_usec") / 1e6, 3)
+        elif "cpuacct" in self.controllers:
+            usage = _read(self.controllers["cpuacct"][1] / "cpuacct.usage", "0").strip()
+            found["cpu_seconds"] = round(int(usage or 0) / 1e9, 3)
         return found
 
     def kill_all(self, deadline=5.0):
@@ -421,14 +502,22 @@ class Enclosure:
     """
 
     def __init__(self, limits, scratch):
+        from autograder.sandbox.bubblewrap import new_identity
+
         self.limits = limits
         found = mechanism()
         self.sized = tmpfs_size_problem() is None
-        self.sockets = Path(tempfile.mkdtemp(prefix="finite-kernel-", dir=socket_root() or scratch))
+        # folder/sockets: the kernel's (its uid's) connection file and sockets; folder/etc: its passwd
+        self.folder = Path(tempfile.mkdtemp(prefix="finite-kernel-", dir=socket_root() or scratch))
+        self.sockets = self.folder / "sockets"
         try:
+            self.sockets.mkdir(mode=0o700)
+            self.identity = new_identity(self.folder) if runs_unprivileged() else None
+            if self.identity is not None:
+                os.chown(self.sockets, self.identity.uid, self.identity.gid)
             self.cgroup = StudentCgroup(found, limits) if found.bases else None
         except BaseException:
-            shutil.rmtree(self.sockets, ignore_errors=True)
+            shutil.rmtree(self.folder, ignore_errors=True)
             raise
         self.mechanism = found.describe()
         self.usage = Usage(mechanism=self.mechanism)
@@ -490,9 +579,10 @@ class Enclosure:
                 self.cgroup.kill_all()
                 recorded = self.cgroup.record()
         finally:
-            shutil.rmtree(self.sockets, ignore_errors=True)
+            shutil.rmtree(self.folder, ignore_errors=True)
             if self.cgroup is not None:
                 self.cgroup.remove()
         self.usage = Usage(mechanism=self.mechanism, disk_peak_mb=round(self._disk_peak / MB, 1),
-                           disk_full=self._disk_full, **recorded)
+                           disk_full=self._disk_full, uid=self.identity.uid if self.identity else -1,
+                           **recorded)
         return False

@@ -1,4 +1,23 @@
-"""Execute a restored notebook in a fresh, capped sandbox: the only step that runs student code."""
+"""Execute a restored notebook in a fresh, capped sandbox: the only step that runs student code.
+
+Two things happen here, on the worker, while the notebook runs, so that nothing downstream (the
+judge, the secret filter, the feedback renderer, the grader's memory) depends on what a learner
+chooses to print:
+
+* **Output bytes are capped where they arrive** (:class:`OutputCaps`): per output, per cell and
+  per notebook, from ``Limits``. What is over is replaced by a short note ("[output cut at 1 MB
+  per output]"), and a line for the trusted side goes to ``SandboxRun.cut``. The judge's
+  observations (display data of ``fplab.observe.MIME``) have their own, larger budget (they are
+  made by the tests, not by the learner; the largest solved notebook of the course makes 1.7 MB in
+  one cell); an observation over it is dropped whole, never cut (the judge then finds it missing).
+  A cell keeps at least one short stub of its stderr and of its error, so a cut never turns a
+  failing test cell into a passing one. Widget state and output-widget capture are not kept.
+  ZeroMQ drops any single message frame over ``bubblewrap.MAX_MESSAGE`` before it is decoded.
+* **What feedback may show is snapshotted before any hidden test runs** (``SandboxRun.shown``):
+  just before the first graded test cell starts, a text-only copy of the outputs of every earlier
+  answer cell (stream text, ``text/plain``, ``ename: evalue``; no images, HTML or widget state),
+  bounded in size. Nothing that runs later (display updates included) can change it.
+"""
 import tempfile
 import threading
 from dataclasses import dataclass, field
@@ -6,22 +25,282 @@ from pathlib import Path
 
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbgrader.preprocessors import Execute, LimitOutput
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
 
-from autograder.sandbox.bubblewrap import QuietKernelManager, kernel_manager_class
+from autograder.sandbox.bubblewrap import MB, QuietKernelManager, kernel_manager_class
 from autograder.sandbox.caps import Enclosure, Usage
+
+OBSERVATION_MIME = "application/vnd.finite.observation+json"  # fplab.observe.MIME (not imported: torch)
+OBSERVATION_FACTOR = 4  # observations' budgets, as a multiple of the text budgets
+STUB = 256  # bytes a cut output keeps at least (its note, an error's name)
+SHOWN_PER_CELL = 32 * 1024  # text of one answer cell in the feedback snapshot
+SHOWN_TOTAL = 128 * 1024  # text of all answer cells in the feedback snapshot
+SHOWN_ENTRIES = 20  # entries per answer cell in the feedback snapshot
+
+
+def _megabytes(n):
+    return f"{n / MB:g} MB" if n >= MB else f"{n / 1024:g} KB"
+
+
+def size_of(value, depth=0) -> int:
+    """Bytes ``value`` (an output, JSON-like) takes as UTF-8 JSON, roughly (strings exactly)."""
+    if isinstance(value, str):
+        return len(value) if value.isascii() else len(value.encode("utf-8", "surrogatepass"))
+    if depth > 64:
+        return 1 << 40  # absurdly nested: treated as over any cap
+    if isinstance(value, dict):
+        return sum(size_of(k, depth + 1) + size_of(v, depth + 1) + 4 for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return sum(size_of(v, depth + 1) + 1 for v in value)
+    return 8
+
+
+def _head(text, limit) -> str:
+    """The longest start of ``text`` that is at most ``limit`` bytes in UTF-8."""
+    limit = max(0, limit)
+    if len(text) <= limit and (text.isascii() or len(text.encode("utf-8", "surrogatepass")) <= limit):
+        return text
+    return text.encode("utf-8", "surrogatepass")[:limit].decode("utf-8", "ignore")
+
+
+def _text(value) -> str:
+    if isinstance(value, list):
+        return "".join(v for v in value if isinstance(v, str))
+    return value if isinstance(value, str) else ""
+
+
+def is_observation(out) -> bool:
+    """Display data as ``fplab.observe`` publishes it: its MIME type alone."""
+    return out.get("output_type") in ("display_data", "execute_result") and \
+        set(out.get("data") or {}) == {OBSERVATION_MIME}
+
+
+def is_test_cell(cell) -> bool:
+    """A graded test cell: code, nbgrader ``grade: true``, not an answer (``solution``)."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return cell.get("cell_type") == "code" and bool(meta.get("grade")) and not meta.get("solution")
+
+
+def is_answer_cell(cell) -> bool:
+    return cell.get("cell_type") == "code" and bool(cell.get("metadata", {}).get("nbgrader", {}).get("solution"))
+
+
+def cell_label(nb, index) -> str:
+    grade_id = nb.cells[index].get("metadata", {}).get("nbgrader", {}).get("grade_id")
+    return f"{grade_id} (cell {index + 1})" if grade_id else f"cell {index + 1}"
+
+
+def text_snapshot(nb, before=None) -> dict:
+    """{cell index: [{"kind": "out"|"err", "text": str}]} for the answer cells before ``before``
+    (all when None): stream text, ``text/plain`` of display data and results, ``ename: evalue``
+    of errors; nothing else. At most SHOWN_ENTRIES entries and SHOWN_PER_CELL bytes per cell,
+    SHOWN_TOTAL in all; a cut entry ends with a note."""
+    shown, left = {}, SHOWN_TOTAL
+    for index, cell in enumerate(nb.cells[:before]):
+        if not is_answer_cell(cell):
+            continue
+        entries, room = [], min(SHOWN_PER_CELL, left)
+        for out in cell.get("outputs", []):
+            kind, text = None, ""
+            if out.get("output_type") == "stream":
+                kind, text = ("err" if out.get("name") == "stderr" else "out"), _text(out.get("text"))
+            elif out.get("output_type") in ("display_data", "execute_result"):
+                kind, text = "out", _text((out.get("data") or {}).get("text/plain"))
+            elif out.get("output_type") == "error":
+                kind, text = "err", f"{_text(out.get('ename'))}: {_text(out.get('evalue'))}"
+            stream = out.get("output_type") == "stream"
+            if kind is None or not text:
+                continue
+            if entries and entries[-1]["kind"] == kind and stream and entries[-1].get("_stream"):
+                entries[-1]["text"] += text  # consecutive prints read as one
+            elif len(entries) < SHOWN_ENTRIES:
+                entries.append({"kind": kind, "text": text, "_stream": stream})
+            else:
+                break
+        entries = [{"kind": e["kind"], "text": e["text"]} for e in entries]
+        for entry in entries:
+            if size_of(entry["text"]) > room:
+                note = "\n[... cut]"
+                entry["text"] = _head(entry["text"], room - len(note)) + note if room > len(note) + 16 else ""
+            room -= size_of(entry["text"])
+        entries = [e for e in entries if e["text"]]
+        left -= sum(size_of(e["text"]) for e in entries)
+        shown[index] = entries
+    return shown
+
+
+class OutputCaps:
+    """Budgets of stored output bytes (per output, per cell, per notebook), and what was cut."""
+
+    def __init__(self, per_output, per_cell, per_notebook):
+        self.limits = {"text": (per_output, per_cell, per_notebook),
+                       "observation": tuple(OBSERVATION_FACTOR * n for n in (per_output, per_cell, per_notebook))}
+        self.reset()
+        self.notes = {}  # (cell index, what) -> note, first seen first
+
+    def reset(self):
+        self.kept = {}  # (class, cell index) -> bytes
+        self.total = {"text": 0, "observation": 0}
+        self.stubbed = set()  # (cell index, stub kind) already holding a stub
+
+    def forget(self, cell_index):
+        """The cell's outputs were cleared."""
+        for kind in ("text", "observation"):
+            self.total[kind] -= self.kept.pop((kind, cell_index), 0)
+        self.stubbed = {s for s in self.stubbed if s[0] != cell_index}
+
+    def room(self, kind, cell_index):
+        """(bytes one more output of ``kind`` may take in this cell, the limit that binds)."""
+        per_output, per_cell, per_notebook = self.limits[kind]
+        options = [(per_output, f"{_megabytes(per_output)} per output"),
+                   (per_cell - self.kept.get((kind, cell_index), 0), f"{_megabytes(per_cell)} per cell"),
+                   (per_notebook - self.total[kind], f"{_megabytes(per_notebook)} per notebook")]
+        return min(options, key=lambda o: o[0])
+
+    def charge(self, kind, cell_index, size):
+        self.kept[(kind, cell_index)] = self.kept.get((kind, cell_index), 0) + size
+        self.total[kind] += size
+
+    def admit(self, out, cell_index, label):
+        """``out`` as it may be kept (cut, a stub, or None: dropped), charged to the budgets."""
+        kind = "observation" if is_observation(out) else "text"
+        size = size_of(out)
+        room, binding = self.room(kind, cell_index)
+        if size <= room:
+            self.charge(kind, cell_index, size)
+            return out
+        self.notes.setdefault((cell_index, binding), f"{label}: output cut at {binding}")
+        note = f"\n[output cut at {binding}]\n"
+        stub = (cell_index, out.get("output_type") if out.get("output_type") != "stream" else out.get("name"))
+        if room < STUB:
+            if stub in self.stubbed:
+                return None
+            self.stubbed.add(stub)
+            room = STUB
+        cut = _cut(out, room, note)
+        self.charge("text", cell_index, size_of(cut))
+        return cut
+
+
+def _cut(out, room, note) -> NotebookNode:
+    """A copy of ``out`` in at most ``room`` bytes (about), what is over replaced by ``note``."""
+    kind = out.get("output_type")
+    if kind == "stream":
+        name = out.get("name") if out.get("name") in ("stdout", "stderr") else "stdout"
+        return NotebookNode(output_type="stream", name=name,
+                            text=_head(_text(out.get("text")), room - len(note) - 64) + note)
+    if kind == "error":
+        ename = _head(_text(out.get("ename")), 100) or "Error"
+        evalue = _head(_text(out.get("evalue")), max(0, (room - len(ename) - len(note)) // 2))
+        traceback, left = [], room - size_of(ename) - size_of(evalue) - len(note) - 64
+        for line in out.get("traceback") or []:
+            line = _text(line)
+            if size_of(line) + 8 > left:
+                break
+            traceback.append(line)
+            left -= size_of(line) + 8
+        return NotebookNode(output_type="error", ename=ename, evalue=evalue, traceback=traceback + [note.strip()])
+    plain = "" if is_observation(out) else _text((out.get("data") or {}).get("text/plain"))
+    cut = NotebookNode(output_type="display_data" if kind != "execute_result" else "execute_result",
+                       data={"text/plain": _head(plain, room - len(note) - 64) + note}, metadata={})
+    if kind == "execute_result":
+        cut.execution_count = out.get("execution_count")
+    return cut
 
 
 class RecordingExecute(Execute):
-    """nbgrader's executor, remembering which cells really ran."""
+    """nbgrader's executor, remembering which cells really ran, capping output bytes as they
+    arrive and snapshotting the answer cells' text before the first test cell runs."""
 
-    def __init__(self, **kwargs):
+    def __init__(self, caps=None, **kwargs):
         super().__init__(**kwargs)
         self.ran = set()
+        self.caps = caps or OutputCaps(MB, 2 * MB, 8 * MB)
+        self.shown = None
+        self.store_widget_state = False
+        self.comm_open_handlers = {}  # no Output-widget capture: outputs stay in their cell, capped
+
+    # -- before a hidden test enters the kernel
+    def on_cell_execute(self, **kwargs):
+        if self.shown is None and is_test_cell(kwargs["cell"]):
+            self.shown = text_snapshot(self.nb, kwargs["cell_index"])
 
     def on_cell_executed(self, **kwargs):
-        super().on_cell_executed(**kwargs)
-        self.ran.add(kwargs["cell_index"])
+        super().on_cell_executed(**kwargs)  # may append the reply's error: capped below
+        index = kwargs["cell_index"]
+        self.ran.add(index)
+        cell = kwargs["cell"]
+        self.caps.forget(index)
+        cell.outputs = self._fit(cell.outputs, index)
+
+    # -- output as it arrives
+    def _fit(self, outputs, index):
+        label = cell_label(self.nb, index)
+        return [o for o in (self.caps.admit(out, index, label) for out in outputs) if o is not None]
+
+    def output(self, outs, msg, display_id, cell_index):
+        if self.clear_before_next_output:
+            self.caps.forget(cell_index)
+        out = super().output(outs, msg, display_id, cell_index)
+        if out is None or not outs or outs[-1] is not out:  # an output hook took it, or nothing was added
+            return out
+        kept = self.caps.admit(outs[-1], cell_index, cell_label(self.nb, cell_index))
+        if kept is None:
+            outs.pop()
+            if display_id:
+                self._display_id_map[display_id][cell_index].pop()
+            return None
+        outs[-1] = kept
+        return kept
+
+    def clear_output(self, outs, msg, cell_index):
+        super().clear_output(outs, msg, cell_index)
+        if not outs:
+            self.caps.forget(cell_index)
+
+    def _update_display_id(self, display_id, msg):
+        """A display update may replace data in earlier outputs: it gets the budget an output
+        gets, and the outputs it replaces give theirs back."""
+        targets = self._display_id_map.get(display_id, {})
+        content = msg.get("content", {})
+        new = NotebookNode(output_type="display_data", data=content.get("data") or {},
+                           metadata=content.get("metadata") or {})
+        count = sum(len(indices) for indices in targets.values())
+        if not count:
+            return
+        kind = "observation" if is_observation(new) else "text"
+        size = size_of(new)
+        fits = True
+        for cell_index, indices in targets.items():
+            outputs = self.nb.cells[cell_index].outputs
+            old = sum(size_of(outputs[i]) for i in indices if i < len(outputs))
+            room, binding = self.caps.room(kind, cell_index)
+            if size > self.caps.limits[kind][0] or size * len(indices) - old > max(0, room):
+                fits = False
+                self.caps.notes.setdefault((cell_index, binding),
+                                           f"{cell_label(self.nb, cell_index)}: output cut at {binding}")
+        if not fits:
+            msg = {**msg, "content": {**content, "data": {"text/plain": "[display update cut: over the output cap]"},
+                                      "metadata": {}}}
+            kind, size = "text", 64
+        for cell_index, indices in targets.items():
+            outputs = self.nb.cells[cell_index].outputs
+            old = sum(size_of(outputs[i]) for i in indices if i < len(outputs))
+            self.caps.charge(kind, cell_index, size * len(indices) - old)
+        super()._update_display_id(display_id, msg)
+
+    def handle_comm_msg(self, outs, msg, cell_index):
+        return  # widget state is neither kept nor shown
+
+    def settle(self, nb):
+        """Enforce the caps on what is stored, once more, after the run (nbclient joins a cell's
+        stream outputs after the hooks run, and a cell may not have run)."""
+        self.caps.reset()
+        for index, cell in enumerate(nb.cells):
+            if cell.get("cell_type") == "code" and cell.get("outputs"):
+                cell.outputs = self._fit(cell.outputs, index)
+        nb.metadata.pop("widgets", None)
 
 
 def execute(nb, scratch, limits, sandboxed=True):
@@ -30,16 +309,24 @@ def execute(nb, scratch, limits, sandboxed=True):
     ``usage`` is what the caps recorded (:class:`autograder.sandbox.caps.Usage`), for ``limit_outcome``.
     ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs.
     """
+    return execute_recorded(nb, scratch, limits, sandboxed)[:3]
+
+
+def execute_recorded(nb, scratch, limits, sandboxed=True):
+    """:func:`execute`, plus (notes on cut output, the feedback snapshot)."""
     if not sandboxed:
-        return _execute(nb, scratch, limits, QuietKernelManager) + (Usage(),)
+        ran, outcome, executor = _execute(nb, scratch, limits, QuietKernelManager)
+        return ran, outcome, Usage(), tuple(executor.caps.notes.values()), executor.shown
     with Enclosure(limits, scratch) as enclosure:
-        ran, outcome = _execute(nb, scratch, limits, kernel_manager_class(scratch, limits, enclosure))
-    return ran, outcome, enclosure.usage
+        ran, outcome, executor = _execute(nb, scratch, limits, kernel_manager_class(scratch, limits, enclosure))
+    return ran, outcome, enclosure.usage, tuple(executor.caps.notes.values()), executor.shown
 
 
 def _execute(nb, scratch, limits, manager):
+    caps = OutputCaps(round(limits.output_mb * MB), round(limits.cell_output_mb * MB),
+                      round(limits.notebook_output_mb * MB))
     executor = RecordingExecute(
-        timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
+        caps=caps, timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
         raise_on_iopub_timeout=False, kernel_manager_class=manager,
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
     )
@@ -64,8 +351,10 @@ def _execute(nb, scratch, limits, manager):
         outcome = "timeout"
     finally:
         watchdog.cancel()
-    LimitOutput().preprocess(nb, {})
-    return executor.ran, outcome
+    executor.settle(nb)
+    if executor.shown is None:  # no test cell started: nothing hidden ever entered the kernel
+        executor.shown = text_snapshot(nb)
+    return executor.ran, outcome, executor
 
 
 @dataclass(frozen=True)
@@ -73,12 +362,14 @@ class SandboxRun:
     """What one sandboxed execution hands back to the trusted side (plain data: it may come from
     a Dask worker)."""
 
-    executed: str  # the executed notebook, JSON
+    executed: str  # the executed notebook, JSON (outputs within the caps of Limits)
     ran: tuple  # indices of the cells that ran
     outcome: str  # "ok", "timeout" or "kernel_died"
     usage: Usage  # what the caps recorded
-    shown: dict = field(default_factory=dict)  # {answer cell index: [{"kind", "text"}]} printed before the first test cell
-    output_notes: tuple = ()  # where outputs were cut at a cap
+    cut: tuple = ()  # one line per cell and cap where output was cut, e.g. "quiz (cell 7): output cut at 1 MB per output"
+    # {cell index: [{"kind": "out"|"err", "text": str}]}: the text outputs of the answer cells
+    # before the first test cell started (see text_snapshot); the only learner output feedback may show
+    shown: dict = field(default_factory=dict)
 
 
 def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
@@ -86,5 +377,5 @@ def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
     code; it may run on another machine)."""
     nb = nbformat.reads(notebook_json, as_version=4)
     with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
-        ran, outcome, usage = execute(nb, Path(scratch), limits)
-    return SandboxRun(nbformat.writes(nb), tuple(sorted(ran)), outcome, usage)
+        ran, outcome, usage, cut, shown = execute_recorded(nb, Path(scratch), limits)
+    return SandboxRun(nbformat.writes(nb), tuple(sorted(ran)), outcome, usage, cut, shown)

@@ -1,5 +1,5 @@
 # RIGHT: the right letters in upper case with surrounding spaces.
-q1 = " C"
+q1 = " D"
 q2 = "B "
 q3 = " c "
 q4 = "B"

@@ -3,7 +3,7 @@
 def training_memory(n_params, optimizer, precision, activation_elements=0):
     if precision == "fp32":
         model_dtype, master_dtype, state_dtype = torch.float32, None, torch.float32
-    elif precision == "fp16-amp":
+    elif precision == "fp16-master":
         model_dtype, master_dtype, state_dtype = torch.float16, torch.float32, torch.float32
     elif precision == "bf16":
         model_dtype, master_dtype, state_dtype = torch.bfloat16, None, torch.bfloat16
@@ -21,8 +21,9 @@ def training_memory(n_params, optimizer, precision, activation_elements=0):
     result["params"] = n_params * model_dtype.itemsize
     result["grads"] = n_params * model_dtype.itemsize
     result["master"] = 0 if master_dtype is None else n_params * master_dtype.itemsize
+    result["master_grads"] = result["master"]
     result["optimizer"] = moments * n_params * state_dtype.itemsize
     result["activations"] = activation_elements * model_dtype.itemsize
-    result["total"] = (result["params"] + result["grads"] + result["master"] + result["optimizer"]
-                       + result["activations"])
+    result["total"] = (result["params"] + result["grads"] + result["master"]
+                       + result["master_grads"] + result["optimizer"] + result["activations"])
     return result

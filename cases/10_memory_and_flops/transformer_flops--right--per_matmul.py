@@ -1,13 +1,14 @@
-# RIGHT, written differently: lists every matrix product of the forward pass as (m, n, k),
+# RIGHT, written differently: lists every matrix product of GatedGPT's forward pass as (m, n, k),
 # adds 2 m n k for each, and derives backward and total from it.
-def transformer_flops(n_layers, d_model, seq_len, vocab, batch):
+def transformer_flops(n_layers, d_model, seq_len, vocab, batch, d_ff):
     tokens = batch * seq_len
     products = []
     for _ in range(n_layers):
         products += [(tokens, 3 * d_model, d_model),   # qkv
                      (tokens, d_model, d_model),       # proj
-                     (tokens, 4 * d_model, d_model),   # fc1
-                     (tokens, d_model, 4 * d_model)]   # fc2
+                     (tokens, d_ff, d_model),          # gate
+                     (tokens, d_ff, d_model),          # up
+                     (tokens, d_model, d_ff)]          # down
         # scores and weighted values, per sequence, all heads: T x T x d each
         products += [(seq_len, seq_len, d_model)] * (2 * batch)
     products.append((tokens, vocab, d_model))          # head

@@ -1,8 +1,8 @@
 # Right, written differently: an explicit stack instead of recursion; tensors compared through
-# NumPy bytes, floats through a float64 array's bytes.
+# the NumPy bytes of their uint8 view (so bfloat16 works too), floats through a float64 array's bytes.
 def differences(a, b):
     def raw(t):
-        return t.detach().cpu().contiguous().numpy().tobytes()
+        return t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy().tobytes()
 
     result = set()
     stack = [("", a, b)]

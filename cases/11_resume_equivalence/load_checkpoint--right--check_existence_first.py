@@ -1,5 +1,6 @@
 # Right, written differently: checks that the file exists before reading it (so every read
-# error can become CheckpointError), and finds missing keys with set differences.
+# error can become CheckpointError), checks types with type(...) is dict, and finds missing keys
+# with set differences.
 import errno
 
 
@@ -15,9 +16,14 @@ def load_checkpoint(path, config):
     if checkpoint["fingerprint"] != config_fingerprint(config):
         raise CheckpointError(f"{path} belongs to another configuration")
     state = checkpoint["state"]
+    if type(state) is not dict:
+        raise CheckpointError(f"{path}: the state is a {type(state).__name__}")
     missing = set(STATE_KEYS) - set(state)
-    missing |= {f"rng.{k}" for k in set(RNG_KEYS) - set(state.get("rng", {}))}
-    missing |= {f"loader.{k}" for k in set(LOADER_KEYS) - set(state.get("loader", {}))}
+    for name, keys in (("rng", RNG_KEYS), ("loader", LOADER_KEYS)):
+        part = state.get(name, {})
+        if type(part) is not dict:
+            raise CheckpointError(f"{path}: state[{name!r}] is a {type(part).__name__}")
+        missing |= {f"{name}.{k}" for k in set(keys) - set(part)}
     if missing:
         raise CheckpointError(f"{path} is incomplete: {sorted(missing)}")
     return state

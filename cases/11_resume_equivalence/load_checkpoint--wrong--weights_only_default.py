@@ -1,5 +1,5 @@
-# Wrong: torch.load with its default weights_only=True refuses the NumPy and Python random
-# states, so even an intact checkpoint is reported as damaged.
+# Wrong: torch.load with its default weights_only=True refuses the NumPy random state (a NumPy
+# array inside), so even an intact checkpoint is reported as damaged.
 def load_checkpoint(path, config):
     try:
         checkpoint = torch.load(path)

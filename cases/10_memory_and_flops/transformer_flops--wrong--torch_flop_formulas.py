@@ -1,0 +1,15 @@
+# WRONG (method): right counts, but taken from torch's own FLOP formulas (FlopCounterMode's
+# mm_flop and bmm_flop) instead of derived; the exercise forbids torch in the answer cell, so the
+# trusted grader's method check takes the points.
+from torch.utils.flop_counter import bmm_flop, mm_flop
+
+
+def transformer_flops(n_layers, d_model, seq_len, vocab, batch, d_ff):
+    tokens, d = batch * seq_len, d_model
+    forward = 0
+    for _ in range(n_layers):
+        for k, n in ((d, 3 * d), (d, d), (d, d_ff), (d, d_ff), (d_ff, d)):
+            forward += mm_flop((tokens, k), (k, n))
+        forward += 2 * bmm_flop((batch, seq_len, d), (batch, d, seq_len))  # all heads at once
+    forward += mm_flop((tokens, d), (d, vocab))
+    return {"forward": forward, "backward": 2 * forward, "total": 3 * forward}
