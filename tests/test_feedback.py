@@ -172,3 +172,13 @@ def test_a_number_the_test_cell_ends_with_is_no_partial_credit(assignment):
     result = new_output("execute_result", data={"text/plain": "42"}, execution_count=3)
     scores, _, _, _ = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]), result]))
     assert scores == {"test_ulp": 3.0}
+
+
+def test_an_exception_class_name_of_the_learner_s_making_is_not_shown(assignment):
+    """A class named after what the code saw (hidden inputs, a host file) would carry it out."""
+    made_up = error("H_for__n___act_in___1000__0", "boom")
+    cell = graded_cell([made_up])
+    _, errors, _, _ = score(new_notebook(cells=[cell]), {0}, assignment)
+    assert "H_for" not in errors["test_ulp"] and "an error" in errors["test_ulp"]
+    _, errors, _, _ = score(new_notebook(cells=[graded_cell([error("ValueError", "x")])]), {0}, assignment)
+    assert errors["test_ulp"].startswith("ValueError")

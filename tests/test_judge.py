@@ -55,8 +55,8 @@ def test_values_that_differ_do_not_match():
 
 def test_tensors_need_the_same_dtype_and_shape():
     ref = encode(torch.ones(2, 3))
-    assert "dtype torch.float64" in compare(ref, encode(torch.ones(2, 3, dtype=torch.float64)), 1.0, 1.0)
-    assert "shape (3, 2)" in compare(ref, encode(torch.ones(3, 2)), 1.0, 1.0)
+    assert "not the expected torch.float32" in compare(ref, encode(torch.ones(2, 3, dtype=torch.float64)), 1.0, 1.0)
+    assert "not the expected (2, 3)" in compare(ref, encode(torch.ones(3, 2)), 1.0, 1.0)
     assert compare(ref, encode(np.ones((2, 3), dtype=np.float32)), 1.0, 1.0)  # an array is not a tensor
 
 
@@ -108,7 +108,22 @@ def test_messages_never_show_the_expected_value():
     why = compare(encode(torch.tensor([123456.0])), encode(torch.tensor([1.0])), 0, 0)
     assert "123456" not in why
     why = compare(encode("secret answer"), encode("mine"), 0, 0)
-    assert "secret answer" not in why and "mine" in why
+    assert "secret answer" not in why and "a str" in why
+
+
+def test_messages_never_echo_what_the_learner_s_code_produced():
+    """A value made while hidden tests were in the kernel may encode them: only its kind is named."""
+    carried = "ijeefo!uftut"  # hidden text shifted by one
+    for got in (encode(carried), encode([carried]), encode({carried: 1}),
+                {"t": "tensor", "dtype": carried, "shape": [2], "bytes": ""},
+                {"t": "tensor", "dtype": "torch.float32", "shape": [104, 105], "bytes": ""},
+                {"t": "raised", "v": [f"__main__.{carried}", "builtins.Exception"]}):
+        for ref in (encode("x"), encode(torch.ones(2)), encode({"k": 1}),
+                    {"t": "raised", "v": ["builtins.ValueError", "builtins.Exception"]}):
+            why = compare(ref, got, 0, 0) or ""
+            assert carried not in why and "104" not in why, (ref, got, why)
+    verdict = judge_cell([Observation("a", encode(1))], [Observation(carried, encode(1))])
+    assert carried not in " ".join(verdict.problems)
 
 
 def test_malformed_student_values_are_a_mismatch_not_a_crash():

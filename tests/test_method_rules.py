@@ -63,3 +63,38 @@ def test_ordinary_code_is_not_reported():
     source = ("import math\nimport torch\nimport numpy as np\nimport torch.nn.functional as F\n"
               "def f(x):\n    y = torch.compile(lambda t: t * 2)(x)\n    return F.relu(y).sum().item() + math.pi")
     assert dynamic_lookups(source) == []
+
+
+@pytest.mark.parametrize("source, context", [
+    # bound in another cell (another answer, or one the learner added), called from this one
+    ("def cross_entropy(z, t):\n    return _impl(z, t)", [("import torch.nn.functional as F\n_impl = F.cross_entropy", False)]),
+    ("def cross_entropy(z, t):\n    return _helper(z, t)",
+     [("import torch\ndef _helper(z, t):\n    return torch.nn.functional.cross_entropy(z, t)", False)]),
+    # the notebook's own set-up cell names F: its imports count
+    ("def cross_entropy(z, t):\n    return F.cross_entropy(z, t)", [("import torch.nn.functional as F\nx = 1", True)]),
+    # re-exported through another module, looked up by a string
+    ("from fplab.observe import torch as _t\ndef cross_entropy(z, t):\n    return _t.nn.functional.cross_entropy(z, t)", []),
+    ("import operator, torch\n_f = operator.attrgetter('cross_entropy')(torch.nn.functional)", []),
+    ("import pickle\n_f = pickle.loads(b'ctorch.nn.functional\\ncross_entropy\\n.')", []),
+])
+def test_a_forbidden_call_moved_elsewhere_or_spelled_as_a_string_is_found(source, context):
+    assert forbidden_uses(source, ["torch.nn.functional.cross_entropy"], context), source
+
+
+def test_a_module_rule_sees_torch_through_a_re_export_and_a_helper_cell():
+    assert forbidden_uses("from fplab.observe import torch as _t\nx = _t.from_numpy", ["torch"])
+    assert forbidden_uses("def cast(x):\n    return _helper(x)",
+                          ["torch"], [("import torch\ndef _helper(x):\n    return torch.tensor(x)", False)])
+    # a helper that is never used does not count, nor a released demo cell's code
+    assert forbidden_uses("def cast(x):\n    return x", ["torch"], [("import torch\ny = torch.ones(1)", False)]) == []
+
+
+@pytest.mark.parametrize("source, marker", [
+    ("import torch\nf = torch.__getattribute__('logsumexp')", "__getattribute__"),
+    ("import operator\nf = operator.attrgetter('x')", "operator"),
+    ("import pickle\nf = pickle.loads(b'')", "pickle"),
+    ("import torch\n[torch][0].is_anomaly_enabled = lambda: False", "an attribute of an expression"),
+    ("import warnings\nwarnings.catch_warnings = object", "replaces warnings.catch_warnings"),
+])
+def test_more_dynamic_tricks_are_reported(source, marker):
+    assert any(marker in line for line in dynamic_lookups(source)), dynamic_lookups(source)

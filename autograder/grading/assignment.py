@@ -6,10 +6,13 @@ hidden tests observed on the instructor's solutions, run once in the same sandbo
 they live in a git-ignored cache in the course (``.finite/reference/``), never released and never
 bound into a sandbox.
 """
+import builtins
 import hashlib
 import json
+import re
 import sys
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import nbformat
@@ -42,6 +45,13 @@ class Assignment:
     @property
     def max_score(self) -> float:
         return float(sum(self.tests.values()))
+
+    @cached_property
+    def public_names(self) -> frozenset:
+        """The exception class names feedback may show: builtins and the words of the release's code
+        (any other name was chosen by the learner's code and may encode what it saw)."""
+        words = {w for source in self.released_code for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)}
+        return frozenset(name for name in dir(builtins) if isinstance(getattr(builtins, name), type)) | words
 
 
 def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "") -> Assignment:

@@ -74,16 +74,25 @@ def record(gradebook, result) -> None:
 
 
 def submission_timestamp(path) -> str:
-    """The time nbgrader's exchange recorded at submit (``timestamp.txt`` beside the notebook), or ""."""
+    """The time nbgrader's exchange recorded at submit (``timestamp.txt`` beside the notebook), or ""
+    when there is none, it is a link (never followed), or it is not a date."""
     stamp = Path(path).parent / "timestamp.txt" if path else None
-    return stamp.read_text().strip()[:64] if stamp and stamp.is_file() else ""
+    if not stamp or stamp.is_symlink() or not stamp.is_file():
+        return ""
+    text = stamp.read_text(errors="replace").strip()[:64]
+    try:
+        parse_utc(text)
+    except (ValueError, OverflowError, TypeError):
+        return ""
+    return text
 
 
 def stage_feedback(course, path, student: str, assignment_id: str, page) -> None:
     """Put a student's feedback page where ``nbgrader release_feedback`` looks for it, when the
     submission came through nbgrader's exchange (it has the submission secret)."""
     secret = Path(path).parent / "submission_secret.txt" if path else None
-    if not (secret and secret.is_file() and (secret.parent / "timestamp.txt").is_file()):
+    stamp = secret.parent / "timestamp.txt" if secret else None
+    if not (secret and secret.is_file() and stamp.is_file()) or secret.is_symlink() or stamp.is_symlink():
         return
     folder = course.root / "feedback" / student / assignment_id
     folder.mkdir(parents=True, exist_ok=True)

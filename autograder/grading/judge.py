@@ -84,7 +84,7 @@ def judge_cell(reference: list, got: list) -> Verdict:
             failed.update(r.group for r in reference[index:])
             break
         if got[index].name != ref.name:
-            return Verdict(0.0, [f"{ref.name}: observations out of order (got {got[index].name!r} here)"])
+            return Verdict(0.0, [f"{ref.name}: observations out of order (another observation came here)"])
         why = compare(ref.value, got[index].value, ref.rtol, ref.atol, raised)
         if why:
             problems.append(f"{ref.name}: {why}")
@@ -93,20 +93,14 @@ def judge_cell(reference: list, got: list) -> Verdict:
 
 
 def describe(value: dict) -> str:
-    """A short description of an encoded value, as a student would recognise it."""
-    kind = value.get("t")
-    if kind in ("tensor", "ndarray", "npscalar"):
-        return f"{kind} of dtype {value.get('dtype')} and shape {tuple(value.get('shape', ()))}"
-    if kind == "raised":
-        return f"raised {_short(value['v'][0]) if value.get('v') else 'an exception'}"
-    if kind == "unserialisable":
-        return f"an object of type {value.get('type')} (not plain data)"
-    if kind in ("int", "bool", "str", "none", "dtype", "float"):
-        shown = _decode_scalar(value)
-        return repr(shown)[:80]
-    if kind in ("list", "tuple", "dict"):
-        return f"a {kind} of {len(value.get('v', []))} items"
-    return "a malformed value"
+    """The kind of an encoded value, never its content: a value the learner's code produced while
+    hidden tests were in the kernel may carry them, in any encoding (a string, a number's digits,
+    a class name, a shape)."""
+    kind = value.get("t") if isinstance(value, dict) else None
+    return {"tensor": "a tensor", "ndarray": "a NumPy array", "npscalar": "a NumPy scalar", "raised": "an exception",
+            "unserialisable": "an object that is not plain data", "int": "an int", "bool": "a bool", "str": "a str",
+            "none": "None", "dtype": "a dtype", "float": "a float", "list": "a list", "tuple": "a tuple",
+            "dict": "a dict"}.get(kind, "a malformed value")
 
 
 def compare(ref: dict, got: dict, rtol: float, atol: float, raised=frozenset()) -> str | None:
@@ -135,7 +129,7 @@ def _compare(ref, got, rtol, atol):
     if kind == "float":
         bad = _bad(torch.tensor([float.fromhex(ref["v"])], dtype=torch.float64),
                    torch.tensor([float.fromhex(got["v"])], dtype=torch.float64), rtol, atol)
-        return f"your value {float.fromhex(got['v'])!r} is not close enough" if bool(bad.any()) else None
+        return "your value is not close enough" if bool(bad.any()) else None
     if kind in ("list", "tuple"):
         if len(got["v"]) != len(ref["v"]):
             return f"expected a {kind} of {len(ref['v'])} items, got {len(got['v'])}"
@@ -148,15 +142,14 @@ def _compare(ref, got, rtol, atol):
         ref_items = {json.dumps(k, sort_keys=True): v for k, v in ref["v"]}
         got_items = {json.dumps(k, sort_keys=True): v for k, v in got["v"]}
         if set(ref_items) != set(got_items):
-            return "the keys differ: yours are " + ", ".join(
-                sorted(describe(json.loads(k)) for k in got_items))[:200]
+            return "the keys differ from the expected ones"
         for key, r in ref_items.items():
             why = _compare(r, got_items[key], rtol, atol)
             if why:
                 return f"key {describe(json.loads(key))}: {why}"
         return None
     if ref.get("v") != got.get("v"):
-        return f"your value {describe(got)} is not the expected one"
+        return f"your value ({describe(got)}) is not the expected one"
     return None
 
 
@@ -166,7 +159,7 @@ def _compare_raised(ref, got, raised):
         return f"expected it to raise {_short(expected)}; it gave {describe(got)}"
     others = set(raised) - set(ref["v"])
     if others & set(mro):
-        return f"raised a class that is at once {_short(expected)} and {_short(sorted(others & set(mro))[0])}"
+        return f"raised a class that is at once {_short(expected)} and another exception this test expects"
     return None
 
 
@@ -202,9 +195,9 @@ def decode_array(value: dict) -> torch.Tensor:
 
 def _compare_array(ref, got, rtol, atol):
     if got["dtype"] != ref["dtype"]:
-        return f"dtype {got['dtype']}, expected {ref['dtype']}"
+        return f"the dtype is not the expected {ref['dtype']}"
     if list(got["shape"]) != list(ref["shape"]):
-        return f"shape {tuple(got['shape'])}, expected {tuple(ref['shape'])}"
+        return f"the shape is not the expected {tuple(ref['shape'])}"
     r, g = decode_array(ref), decode_array(got)
     if r.dtype == torch.bool or (not r.is_floating_point() and rtol == 0 and atol == 0):
         return None if torch.equal(r, g) else f"{int((r != g).sum())} of {r.numel()} entries differ"

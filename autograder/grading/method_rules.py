@@ -11,16 +11,23 @@ Code that looks things up dynamically (``getattr`` with a computed name, ``eval`
 the instructor to review, never scored.
 """
 import ast
+import importlib
+import inspect
+import sys
+import types
 from dataclasses import dataclass
 
+IMPORTABLE = ("fplab", "torch", "numpy", "math")  # packages whose modules a rule may resolve through
 PATCHED_MODULES = ("builtins", "fplab", "torch", "numpy", "math", "IPython", "sys", "nbformat", "inspect")
 DYNAMIC_CALLS = {"eval", "exec", "compile", "__import__", "globals", "locals", "vars", "get_ipython",
                  "breakpoint"}
 DYNAMIC_NAMES = {"In", "Out", "_ih", "_oh", "_ii", "_iii", "__builtins__"}
-DYNAMIC_MODULES = ("importlib", "inspect", "linecache", "gc", "ctypes", "dis")
+DYNAMIC_MODULES = ("importlib", "inspect", "linecache", "gc", "ctypes", "dis", "pickle", "marshal", "shelve",
+                   "copyreg", "dill", "operator", "traceback", "runpy", "code", "codeop")
 DYNAMIC_ATTRIBUTES = {"_getframe", "f_back", "f_locals", "f_globals", "f_code", "tb_frame", "gi_frame",
                       "cr_frame", "__globals__", "__closure__", "__code__", "modules", "__dict__",
-                      "__subclasses__", "__builtins__", "co_consts"}
+                      "__subclasses__", "__builtins__", "co_consts", "__getattribute__", "__getattr__",
+                      "__import__", "attrgetter", "methodcaller", "__reduce__", "__reduce_ex__"}
 
 
 class AnswerSyntaxError(Exception):
@@ -50,6 +57,7 @@ class _Resolver(ast.NodeVisitor):
         self.aliases: dict[str, str] = {}
         self.uses: list[Use] = []
         self.review: list[str] = []
+        self.strings: list = []  # (text, line) of every string and bytes constant
 
     def dotted(self, node) -> str | None:
         if isinstance(node, ast.Name):
@@ -81,9 +89,10 @@ class _Resolver(ast.NodeVisitor):
             if isinstance(target, ast.Name) and source and source.split(".")[0] in self.aliases.values():
                 self.aliases[target.id] = source
             if isinstance(target, ast.Attribute):
-                patched = self.dotted(target.value) or ""
-                if patched.split(".")[0] in PATCHED_MODULES or patched in ("get_ipython()",):
-                    self.review.append(f"line {node.lineno}: replaces {patched}.{target.attr}")
+                patched = self.dotted(target.value)
+                if patched is None or patched.split(".")[0] in PATCHED_MODULES or patched in self.aliases.values():
+                    self.review.append(f"line {node.lineno}: replaces {patched or 'an attribute of an expression'}"
+                                       f".{target.attr}")
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
@@ -94,6 +103,11 @@ class _Resolver(ast.NodeVisitor):
         if node.attr in DYNAMIC_ATTRIBUTES:
             self.review.append(f"line {node.lineno}: reads .{node.attr}")
         self.generic_visit(node)
+
+    def visit_Constant(self, node):
+        if isinstance(node.value, (str, bytes)) and 0 < len(node.value) <= 10_000:
+            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
+            self.strings.append((text, node.lineno))
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
@@ -118,26 +132,110 @@ class _Resolver(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def _resolve(source: str) -> _Resolver:
+def _bound_names(statement) -> set:
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {statement.name}
+    if isinstance(statement, (ast.Import, ast.ImportFrom)):
+        return {a.asname or a.name.split(".")[0] for a in statement.names}
+    targets = statement.targets if isinstance(statement, ast.Assign) else \
+        [statement.target] if isinstance(statement, (ast.AnnAssign, ast.AugAssign)) else []
+    return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _with_definitions(tree, context) -> ast.Module:
+    """``tree`` preceded by the top-level statements of ``context`` (``[(source, imports only)]``,
+    the notebook's other code cells) that bind a name it uses, transitively: a forbidden call moved
+    into a helper, another answer cell or an added cell still counts."""
+    defining = []
+    for source, imports_only in context:
+        try:
+            module = parse(source)
+        except AnswerSyntaxError:
+            continue
+        defining += [(st, _bound_names(st)) for st in module.body
+                     if not imports_only or isinstance(st, (ast.Import, ast.ImportFrom))]
+    needed = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    included, grew = [], True
+    while grew:
+        grew = False
+        for statement, names in defining:
+            if names & needed and not any(statement is s for s in included):
+                included.append(statement)
+                needed |= {n.id for n in ast.walk(statement) if isinstance(n, ast.Name)}
+                grew = True
+    order = {id(st): i for i, (st, _) in enumerate(defining)}
+    return ast.Module(body=sorted(included, key=lambda st: order[id(st)]) + tree.body, type_ignores=[])
+
+
+def _resolve(source: str, context=()) -> _Resolver:
     resolver = _Resolver()
-    resolver.visit(parse(source))
+    resolver.visit(_with_definitions(parse(source), context))
     return resolver
+
+
+def _object(dotted: str):
+    """(the object a dotted name names, the names of the modules passed on the way); (None, [])
+    when it names nothing known. Only the course's own packages are imported for this (the
+    learner chooses the names): anything else counts only if this process imported it already."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        name = ".".join(parts[:cut])
+        module = sys.modules.get(name)
+        if module is None and parts[0] in IMPORTABLE:
+            try:
+                module = importlib.import_module(name)
+            except Exception:  # not a module (an attribute), or it fails to import: not known
+                module = None
+        if module is None:
+            continue
+        value, passed = module, [module.__name__]
+        for part in parts[cut:]:
+            try:
+                value = inspect.getattr_static(value, part)
+            except AttributeError:
+                return None, []
+            if isinstance(value, types.ModuleType):
+                passed.append(value.__name__)
+        return value, passed
+    return None, []
 
 
 def _matches(use: str, entry: str) -> bool:
     if entry.startswith("."):
         return use == entry
-    return use == entry or use.startswith(entry + ".")
+    if use == entry or use.startswith(entry + "."):
+        return True
+    target, _ = _object(entry)
+    if target is None or use.startswith("."):
+        return False
+    value, passed = _object(use)
+    if isinstance(target, types.ModuleType):
+        return any(name == target.__name__ or name.startswith(target.__name__ + ".") for name in passed)
+    return value is not None and value is target
 
 
-def forbidden_uses(source: str, forbid: list) -> list[str]:
-    """Each forbidden entry ``source`` uses, as "torch.logsumexp (line 3)", in order of first use.
-    Raises AnswerSyntaxError when the cell does not parse."""
-    found = {}
-    for use in _resolve(source).uses:
+def _named_in_string(text: str, entry: str) -> bool:
+    last = entry.lstrip(".").rsplit(".", 1)[-1]
+    return text == last or (len(last) > 3 and entry.lstrip(".") in text) or \
+        (len(last) > 5 and last in text and not text.isprintable())
+
+
+def forbidden_uses(source: str, forbid: list, context=()) -> list[str]:
+    """Each forbidden entry ``source`` uses, as "torch.logsumexp (line 3)", in order of first use:
+    by name through imports and aliases, by identity through re-exports (``fplab.observe.torch``),
+    in the definitions it takes from ``context`` (the notebook's other code cells, see
+    :func:`_with_definitions`), or spelled in a string. Raises AnswerSyntaxError when the cell
+    does not parse."""
+    resolver, found = _resolve(source, context), {}
+    for use in resolver.uses:
         for entry in forbid:
-            if _matches(use.name, entry) and entry not in found:
+            if entry not in found and _matches(use.name, entry):
                 found[entry] = f"{entry.lstrip('.')} (line {use.line})"
+    for text, line in resolver.strings:
+        for entry in forbid:
+            if entry not in found and not isinstance(_object(entry)[0], types.ModuleType) and \
+                    _named_in_string(text, entry):
+                found[entry] = f"{entry.lstrip('.')} (named in a string, line {line})"
     return list(found.values())
 
 

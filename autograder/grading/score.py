@@ -11,7 +11,6 @@ from autograder.grading.method_rules import AnswerSyntaxError, dynamic_lookups, 
 from autograder.sandbox.caps import limit_outcome, notebook_errors
 from autograder.statuses import Status
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_.]{0,79}")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
 
@@ -53,13 +52,14 @@ def kernel_passed(cell) -> bool:
                    for o in cell.get("outputs", []))
 
 
-def error_line(cell, templates, secrets) -> str:
-    """What a learner may read about a failed test cell's error: its class name, and its message
-    when that is one of the cell's visible assertion messages (any other text raised while a
-    test runs is under the learner code's control and may carry hidden tests)."""
+def error_line(cell, templates, secrets, public_names=frozenset()) -> str:
+    """What a learner may read about a failed test cell's error: its class name when that is a
+    builtin or a name the released notebook uses (any other name is the learner's code's choice
+    and may encode hidden tests), and its message when that is one of the cell's visible assertion
+    messages (any other text raised while a test runs is under the learner code's control)."""
     for output in cell.outputs:
         if output.output_type == "error":
-            name = output.ename if IDENTIFIER.fullmatch(output.ename or "") else "an error"
+            name = output.ename if output.ename in public_names else "an error"
             message = (output.evalue or "").strip()
             if message and any(t.fullmatch(message) for t in templates) and not secrets.leaks(message):
                 return f"{name}: {message[:300]}"
@@ -69,7 +69,7 @@ def error_line(cell, templates, secrets) -> str:
     return ""
 
 
-def score_cell(cell, reference, templates, secrets):
+def score_cell(cell, reference, templates, secrets, public_names=frozenset()):
     """(fraction of the cell's points earned, fraction the observations alone earn, why it lost
     points or "")."""
     try:
@@ -78,7 +78,7 @@ def score_cell(cell, reference, templates, secrets):
         return 0.0, 0.0, f"malformed observation data: {error}"
     problems = [secrets.clean(p, 300) for p in verdict.problems[:5]]
     if not kernel_passed(cell):
-        return 0.0, verdict.fraction, "; ".join([error_line(cell, templates, secrets) or "failed", *problems])
+        return 0.0, verdict.fraction, "; ".join([error_line(cell, templates, secrets, public_names) or "failed", *problems])
     return verdict.fraction, verdict.fraction, "; ".join(problems)
 
 
@@ -105,7 +105,8 @@ def score(nb, ran, assignment):
             errors[grade_id] = "did not run (the kernel stopped before this cell)"
             continue
         fraction, judged[grade_id], why = score_cell(cell, assignment.reference.get(grade_id, []),
-                                   assignment.templates.get(grade_id, []), assignment.secrets)
+                                   assignment.templates.get(grade_id, []), assignment.secrets,
+                                   assignment.public_names)
         scores[grade_id] = round(fraction * float(assignment.tests[grade_id]), 6)
         if fraction < 1.0:
             errors[grade_id] = why or "no points"
@@ -145,15 +146,20 @@ def outcome_notes(nb, outcome, limits, usage):
 def method_problems(nb, assignment) -> dict:
     """{test grade_id: why it scores 0} for answer cells that break their exercise's method rule
     or do not parse (read from the learner's source, outside the kernel)."""
-    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in nb.cells
-             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")}
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in code
+             if c.metadata.get("nbgrader", {}).get("solution")}
     problems = {}
     for test in assignment.tests:
         answer, forbid = assignment.rules.get(test, (test.removeprefix("test_"), []))
         if answer not in cells:
             continue
+        # The learner's other cells count wherever this answer uses what they define; the
+        # notebook's own unchanged cells only for their imports (the set-up cell's `F`).
+        context = [(c.source, c.source in assignment.released_code and not c.metadata.get("nbgrader", {}).get("solution"))
+                   for c in code if c is not cells[answer] and not c.metadata.get("nbgrader", {}).get("locked")]
         try:
-            used = forbidden_uses(cells[answer].source, forbid)
+            used = forbidden_uses(cells[answer].source, forbid, context)
         except AnswerSyntaxError as error:
             problems[test] = f"your answer cell {answer} is not valid Python ({error})"
             continue
