@@ -22,7 +22,16 @@ NB01 = "release/01_nonassociativity/01_nonassociativity.ipynb"
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    server = LabServer(ROOT, tmp_path_factory.mktemp("lab")).start()
+    """The learner's lab, as `make lab` starts it (lab/learner: no instructor tools)."""
+    server = LabServer(ROOT, tmp_path_factory.mktemp("lab"), role="learner").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def instructor_lab(tmp_path_factory):
+    """The instructor's lab, as `make lab-instructor` starts it (nbgrader's defaults)."""
+    server = LabServer(ROOT, tmp_path_factory.mktemp("instructor"), role="instructor").start()
     yield server
     server.stop()
 
@@ -150,7 +159,32 @@ def test_learner_runs_the_release_on_cpu_and_validates(lab, page):
     assert "1.0 and the next float32 are 1 apart" not in passing and "NotImplementedError" in passing
 
 
-def test_instructor_formgrader_lists_the_assignments(lab, page):
+def nbgrader_tools(page, lab):
+    """What nbgrader shows in this lab: sidebar tabs, Nbgrader menu items, Validate, /formgrader's status."""
+    open_notebook(page, lab, NB01)
+    tabs = page.eval_on_selector_all(".jp-SideBar .lm-TabBar-tab", "els => els.map(e => e.textContent.trim())")
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
+    items = page.eval_on_selector_all(".lm-Menu-itemLabel", "els => els.map(e => e.textContent.trim())")
+    page.keyboard.press("Escape")
+    return {"tabs": [t for t in tabs if t], "items": [i for i in items if i],
+            "validate": page.get_by_role("button", name="Validate").count(),
+            "formgrader": page.request.get(lab.url("/formgrader")).status}
+
+
+def test_learner_lab_has_no_instructor_tools_and_the_instructor_lab_has_them(lab, instructor_lab, page):
+    learner = nbgrader_tools(page, lab)
+    assert "Create Assignment" not in learner["tabs"]
+    assert learner["items"] == ["Assignment List"]  # no Formgrader, Course List or Create assignment
+    assert learner["validate"] == 1 and learner["formgrader"] == 404
+
+    instructor = nbgrader_tools(page, instructor_lab)
+    assert "Create Assignment" in instructor["tabs"]
+    assert {"Formgrader", "Course List", "Create assignment"} <= set(instructor["items"])
+    assert instructor["validate"] == 1 and instructor["formgrader"] == 200
+
+
+def test_instructor_formgrader_lists_the_assignments(instructor_lab, page):
+    lab = instructor_lab
     page.goto(lab.url("/formgrader"))
     frame_text = page.locator("body")
     page.wait_for_function("() => document.body.innerText.includes('01_nonassociativity')", timeout=60_000)
