@@ -192,3 +192,48 @@ def test_instructor_formgrader_lists_the_assignments(instructor_lab, page):
     for folder in sorted((ROOT / "source").iterdir()):
         if folder.is_dir():
             assert folder.name in text
+
+
+SOLVED = ("ulp_distance", "kahan_sum")
+
+
+def solved_release(path, names):
+    """The release notebook with the answer cells ``names`` replaced by the source's solutions."""
+    import nbformat
+
+    source = nbformat.read(ROOT / NB01.replace("release/", "source/", 1), as_version=4)
+    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+                 if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in names:
+            cell.source = "\n".join(line for line in solutions[grade_id].splitlines()
+                                    if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+    nbformat.write(nb, path)
+
+
+@pytest.mark.skipif("summary(" not in (ROOT / NB01).read_text(),
+                    reason="01's release has no summary cell yet (fplab.progress.summary, issue 24 item 2)")
+def test_run_all_of_01_with_two_exercises_solved_shows_the_summary_table(lab, page):
+    solved_release(lab.course / NB01, SOLVED)
+    open_notebook(page, lab, NB01)
+    run_all(page)
+    wait_all_ran(page)
+    wait_idle(page)
+    table = page.locator(".jp-OutputArea-output", has_text="exercise").filter(has_text="visible checks").last
+    lines = table.inner_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if re.match(r"exercise\s+points\s+visible checks$", line))
+    rows = {}
+    for line in lines[header + 2:]:
+        match = re.match(r"(\w+)\s+(\d+(?:\.\d+)?)\s+(.+)$", line)
+        if not match:
+            break
+        rows[match[1]] = match[3]
+    assert set(SOLVED) < set(rows), rows
+    for name, state in rows.items():
+        if name in SOLVED:
+            assert state == "passed", (name, state)
+        else:
+            assert state == "not attempted" or re.match(r"failed \(.+\)$", state), (name, state)
+    assert f"{len(SOLVED)} of {len(rows)} exercises pass their visible checks" in table.inner_text()
