@@ -65,6 +65,8 @@ class LabServer:
         if self.role == "learner":
             shutil.copytree(self.root / "lab" / "learner", env["JUPYTER_CONFIG_DIR"], dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns("lab", "migrated"))  # settings `make lab` wrote
+        # The kernel imports this checkout's fplab, not the one the venv's editable install names.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [str(self.root), env.get("PYTHONPATH", "")] if p)
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env.pop("NBGRADER_EXECUTION", None)
         return env
