@@ -155,17 +155,25 @@ _E2E_JS = """
       .filter(o => o.querySelector('pre.fplab-readout'))[index];
     const text = () => box.querySelector('pre.fplab-readout')?.textContent;
     const src = () => box.querySelector('img.widget-image')?.src;
-    Object.assign(s, {armed: true, t0: null, end: null, cue: null, text0: text(), src0: src()});
+    Object.assign(s, {armed: true, t0: null, end: null, cue: null, text: undefined, src: undefined,
+                      text0: text(), src0: src()});
     s.observer?.disconnect();
     s.observer = new MutationObserver(() => {
       const now = performance.now();
       if (s.cue === null && /retraining/.test(box.textContent)) s.cue = now;
-      if (s.end === null && text() !== s.text0 && src() !== s.src0) { s.end = now; s.observer.disconnect(); }
+      // the readout comes first; the image follows unless the PNG is byte-for-byte the same
+      if (s.text === undefined && text() !== s.text0) s.text = now;
+      if (s.src === undefined && src() !== s.src0) s.src = now;
+      if (s.text !== undefined && s.src !== undefined) { s.end = Math.max(s.text, s.src); s.observer.disconnect(); }
     });
     s.observer.observe(box, {subtree: true, childList: true, characterData: true, attributes: true});
   };
-  s.result = () => s.end === null || s.t0 === null ? null
-    : {ms: s.end - s.t0, cue: s.cue === null ? null : s.cue - s.t0};
+  s.result = (settled) => {  // settled: the image had its chance to change; count the readout alone
+    const end = s.end ?? (settled ? s.text : undefined);
+    return end === undefined || end === null || s.t0 === null ? null
+      : {ms: end - s.t0, cue: s.cue === null ? null : s.cue - s.t0};
+  };
+  s.hasText = () => s.text !== undefined;
 }
 """
 
@@ -265,7 +273,11 @@ def _e2e_moves(page, box, index, kind, label, moves):
     for act in actions:
         page.evaluate("i => window.__e2e.arm(i)", index)
         act()
-        result = page.wait_for_function("() => window.__e2e.result()", timeout=120_000).json_value()
+        page.wait_for_function("() => window.__e2e.hasText()", timeout=120_000)
+        result = page.evaluate("() => window.__e2e.result(false)")
+        if result is None:  # no new image yet: give it 500 ms, else the PNG did not change
+            page.wait_for_timeout(500)
+            result = page.evaluate("() => window.__e2e.result(true)")
         times.append(result["ms"])
         if result["cue"] is not None:
             cues.append(result["cue"])
