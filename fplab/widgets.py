@@ -203,7 +203,9 @@ def evidence(show, label="Show the evidence"):
         show()
     if grading():
         return _skipped("evidence")
-    button = widgets.Button(description=label, icon="eye")
+    # Wide enough for its label: ipywidgets' default button width (148 px) cuts "Show the evidence".
+    button = widgets.Button(description=label, icon="eye", layout=widgets.Layout(width="auto", min_width="148px"),
+                            tooltip=label)
     shown = widgets.HTML()
 
     def reveal(_button):
@@ -652,18 +654,21 @@ def accumulation_explorer(data=explore.ACCUMULATION_DATA[0], dtype="float16", n=
         ax.set_xlabel("n (terms added)", fontsize=10)
     totals_ax.set_ylim(1e-4, 1e4)
     errors_ax.set_ylim(_ERROR_FLOOR / 2, 1e2)
-    totals_ax.set_title("running total (black: exact)", fontsize=10)
+    totals_ax.set_title("running total (dashed black: exact)", fontsize=10)
     errors_ax.set_title(f"relative error (0 drawn at {_ERROR_FLOOR:g})", fontsize=10)
-    dynamic = {"exact": totals_ax.plot([], [], color="black", lw=2.5, alpha=0.35)[0]}
+    dynamic = {}
     for method, colour in _METHOD_COLOURS.items():
         dynamic[f"total {method}"] = totals_ax.plot([], [], color=colour, lw=1.6)[0]
         dynamic[method] = errors_ax.plot([], [], color=colour, lw=1.6, label=method)[0]
+    # The exact sum last, so it is drawn over the methods that match it: dashed black, white gaps.
+    dynamic["exact"] = totals_ax.plot([], [], color="black", ls=(0, (4, 3)), lw=1.8, label="exact",
+                                      gapcolor="white")[0]
     dynamic["n·u"] = errors_ax.plot([], [], color="black", ls="--", lw=1, label="n·u")[0]
     dynamic["√n·u"] = errors_ax.plot([], [], color="black", ls=":", lw=1.2, label="√n·u")[0]
     cursors = [ax.axvline(1, color="black", lw=0.8) for ax in (totals_ax, errors_ax)]
-    figure.legend(handles=[dynamic[m] for m in _METHOD_COLOURS] + [dynamic["n·u"], dynamic["√n·u"]],
-                  loc="lower center", ncols=6, fontsize=10, frameon=False)
-    canvas = _Canvas(figure, list(dynamic.values()) + cursors)
+    figure.legend(handles=[dynamic[m] for m in _METHOD_COLOURS] + [dynamic[k] for k in ("exact", "n·u", "√n·u")],
+                  loc="lower center", ncols=7, fontsize=10, frameon=False)
+    canvas = _Canvas(figure, list(dynamic.values()) + cursors)  # drawn in this order: exact over the totals
     readout = widgets.HTML()
     explorer = Explorer(controls, readout, _image(figure), figure)
 
@@ -758,6 +763,9 @@ def gradscaler_explorer(log2_init_scale=16, growth_interval=20, backoff_factor=0
     current = {}
 
     def retrain():
+        # The busy cue: sent to the browser now, before the retrain blocks the kernel.
+        status.value = f"⏳ retraining: {explore.SCALER_STEPS} steps of GradScaler…"
+        explorer.add_class("fplab-busy")
         start = time.perf_counter()
         run = explore.gradscaler_run(2.0 ** controls["log2_init_scale"].value, controls["growth_interval"].value,
                                      controls["backoff_factor"].value)
@@ -769,6 +777,7 @@ def gradscaler_explorer(log2_init_scale=16, growth_interval=20, backoff_factor=0
         skip_marks.set_data(steps[run.skipped], log2_scales[run.skipped])
         current["run"] = run
         canvas.background = None  # the scale plot changed: the next blit redraws everything
+        explorer.remove_class("fplab-busy")
 
     def show_step():
         run, k = current["run"], controls["step"].value

@@ -11,6 +11,7 @@ import urllib.request
 from pathlib import Path
 
 COURSE_PARTS = ["nbgrader_config.py", "source", "release", "notebooks"]
+ROLES = ("learner", "instructor")
 
 
 def free_port():
@@ -20,15 +21,27 @@ def free_port():
 
 
 class LabServer:
-    """JupyterLab on 127.0.0.1 with isolated config, settings and runtime folders."""
+    """JupyterLab on 127.0.0.1 with isolated config, settings and runtime folders.
 
-    def __init__(self, root, workdir):
+    ``role="learner"`` copies lab/learner (what `make lab` uses) into the server's
+    JUPYTER_CONFIG_DIR: nbgrader's instructor tools are off. ``role="instructor"`` keeps nbgrader's
+    defaults (`make lab-instructor`): Create Assignment, the Formgrader, the course list.
+    ``course`` serves an existing course folder as it is instead of a copy of ``root``'s parts.
+    """
+
+    def __init__(self, root, workdir, role="learner", course=None):
+        if role not in ROLES:
+            raise ValueError(f"role must be one of {ROLES}, not {role!r}")
+        self.root, self.role = Path(root), role
         self.workdir = Path(workdir)
-        self.course = self.workdir / "course"
-        self.course.mkdir(parents=True)
-        for part in COURSE_PARTS:
-            src = Path(root) / part
-            (shutil.copytree if src.is_dir() else shutil.copy2)(src, self.course / part)
+        if course is None:
+            self.course = self.workdir / "course"
+            self.course.mkdir(parents=True)
+            for part in COURSE_PARTS:
+                src = self.root / part
+                (shutil.copytree if src.is_dir() else shutil.copy2)(src, self.course / part)
+        else:
+            self.course = Path(course)
         self.port, self.token = free_port(), secrets.token_hex(16)
         self.base = f"http://127.0.0.1:{self.port}"
         self.env = self._environment()
@@ -49,6 +62,11 @@ class LabServer:
         tracker = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "notebook-extension"
         tracker.mkdir(parents=True)
         (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        if self.role == "learner":
+            shutil.copytree(self.root / "lab" / "learner", env["JUPYTER_CONFIG_DIR"], dirs_exist_ok=True,
+                            ignore=shutil.ignore_patterns("lab", "migrated"))  # settings `make lab` wrote
+        # The kernel imports this checkout's fplab, not the one the venv's editable install names.
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [str(self.root), env.get("PYTHONPATH", "")] if p)
         env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
         env.pop("NBGRADER_EXECUTION", None)
         return env

@@ -22,7 +22,16 @@ NB01 = "release/01_nonassociativity/01_nonassociativity.ipynb"
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    server = LabServer(ROOT, tmp_path_factory.mktemp("lab")).start()
+    """The learner's lab, as `make lab` starts it (lab/learner: no instructor tools)."""
+    server = LabServer(ROOT, tmp_path_factory.mktemp("lab"), role="learner").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def instructor_lab(tmp_path_factory):
+    """The instructor's lab, as `make lab-instructor` starts it (nbgrader's defaults)."""
+    server = LabServer(ROOT, tmp_path_factory.mktemp("instructor"), role="instructor").start()
     yield server
     server.stop()
 
@@ -150,7 +159,32 @@ def test_learner_runs_the_release_on_cpu_and_validates(lab, page):
     assert "1.0 and the next float32 are 1 apart" not in passing and "NotImplementedError" in passing
 
 
-def test_instructor_formgrader_lists_the_assignments(lab, page):
+def nbgrader_tools(page, lab):
+    """What nbgrader shows in this lab: sidebar tabs, Nbgrader menu items, Validate, /formgrader's status."""
+    open_notebook(page, lab, NB01)
+    tabs = page.eval_on_selector_all(".jp-SideBar .lm-TabBar-tab", "els => els.map(e => e.textContent.trim())")
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Nbgrader$")).click()
+    items = page.eval_on_selector_all(".lm-Menu-itemLabel", "els => els.map(e => e.textContent.trim())")
+    page.keyboard.press("Escape")
+    return {"tabs": [t for t in tabs if t], "items": [i for i in items if i],
+            "validate": page.get_by_role("button", name="Validate").count(),
+            "formgrader": page.request.get(lab.url("/formgrader")).status}
+
+
+def test_learner_lab_has_no_instructor_tools_and_the_instructor_lab_has_them(lab, instructor_lab, page):
+    learner = nbgrader_tools(page, lab)
+    assert "Create Assignment" not in learner["tabs"]
+    assert learner["items"] == ["Assignment List"]  # no Formgrader, Course List or Create assignment
+    assert learner["validate"] == 1 and learner["formgrader"] == 404
+
+    instructor = nbgrader_tools(page, instructor_lab)
+    assert "Create Assignment" in instructor["tabs"]
+    assert {"Formgrader", "Course List", "Create assignment"} <= set(instructor["items"])
+    assert instructor["validate"] == 1 and instructor["formgrader"] == 200
+
+
+def test_instructor_formgrader_lists_the_assignments(instructor_lab, page):
+    lab = instructor_lab
     page.goto(lab.url("/formgrader"))
     frame_text = page.locator("body")
     page.wait_for_function("() => document.body.innerText.includes('01_nonassociativity')", timeout=60_000)
@@ -158,3 +192,48 @@ def test_instructor_formgrader_lists_the_assignments(lab, page):
     for folder in sorted((ROOT / "source").iterdir()):
         if folder.is_dir():
             assert folder.name in text
+
+
+SOLVED = ("ulp_distance", "kahan_sum")
+
+
+def solved_release(path, names):
+    """The release notebook with the answer cells ``names`` replaced by the source's solutions."""
+    import nbformat
+
+    source = nbformat.read(ROOT / NB01.replace("release/", "source/", 1), as_version=4)
+    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+                 if c.metadata.get("nbgrader", {}).get("solution")}
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in names:
+            cell.source = "\n".join(line for line in solutions[grade_id].splitlines()
+                                    if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
+    nbformat.write(nb, path)
+
+
+@pytest.mark.skipif("summary(" not in (ROOT / NB01).read_text(),
+                    reason="01's release has no summary cell yet (fplab.progress.summary, issue 24 item 2)")
+def test_run_all_of_01_with_two_exercises_solved_shows_the_summary_table(lab, page):
+    solved_release(lab.course / NB01, SOLVED)
+    open_notebook(page, lab, NB01)
+    run_all(page)
+    wait_all_ran(page)
+    wait_idle(page)
+    table = page.locator(".jp-OutputArea-output", has_text="exercise").filter(has_text="visible checks").last
+    lines = table.inner_text().splitlines()
+    header = next(i for i, line in enumerate(lines) if re.match(r"exercise\s+points\s+visible checks$", line))
+    rows = {}
+    for line in lines[header + 2:]:
+        match = re.match(r"(\w+)\s+(\d+(?:\.\d+)?)\s+(.+)$", line)
+        if not match:
+            break
+        rows[match[1]] = match[3]
+    assert set(SOLVED) < set(rows), rows
+    for name, state in rows.items():
+        if name in SOLVED:
+            assert state == "passed", (name, state)
+        else:
+            assert state == "not attempted" or re.match(r"failed \(.+\)$", state), (name, state)
+    assert f"{len(SOLVED)} of {len(rows)} exercises pass their visible checks" in table.inner_text()

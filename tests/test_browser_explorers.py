@@ -76,7 +76,9 @@ def test_dtype_explorer_keys_typing_bits_and_steps(lab, page):
     wait_text(page, READOUT, 0, dtype_text(-65504.0))
     keep(page, 0, "dtype_bits")
 
-    page.get_by_role("button", name="Show the evidence").first.click()
+    button = page.get_by_role("button", name="Show the evidence").first
+    assert button.evaluate("b => b.scrollWidth <= b.clientWidth"), "the label is cut (ellipsis)"
+    button.click()
     evidence = page.locator("pre.fplab-evidence").first
     evidence.wait_for()
     assert evidence.inner_text().startswith("next above 65504: inf\n\n" + explore.value_report(
@@ -99,6 +101,18 @@ def test_accumulation_explorer_follows_n_data_and_dtype(lab, page):
     no_widget_errors(page)
 
 
+def test_accumulation_exact_line_is_on_top_and_in_the_legend():
+    from fplab import widgets
+
+    figure = widgets.accumulation_explorer().figure
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == [
+        "naive", "pairwise", "kahan", "stochastic", "exact", "n·u", "√n·u"]
+    totals = figure.axes[0].lines
+    exact = next(i for i, line in enumerate(totals) if line.get_label() == "exact")
+    assert exact == len(totals) - 2  # after the four running totals (drawn in this order), before the cursor
+    assert totals[exact].get_linestyle() != "-" and totals[exact].get_alpha() in (None, 1)
+
+
 def scaler_text(run, step):
     return explore.scaler_run_report(run) + "\n\n" + explore.scaler_step_report(run, step)
 
@@ -117,8 +131,16 @@ def test_loss_scale_and_gradscaler_explorers(lab, page):
     press(slider(page, "step"), "ArrowRight")
     wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**16, 20, 0.5), 201))
     keep(page, index, "gradscaler")
+    page.evaluate("""index => {  // record whether the busy line shows while the retrain runs
+        const box = [...document.querySelectorAll('.jp-OutputArea-output')]
+          .filter(o => o.querySelector('pre.fplab-readout'))[index];
+        window.__busy = false;
+        new MutationObserver(() => { if (/⏳ retraining/.test(box.textContent)) window.__busy = true; })
+          .observe(box, {subtree: true, childList: true, characterData: true});
+    }""", index)
     press(slider(page, "log2(init_scale)"), "ArrowLeft")  # each knob retrains
     wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**15, 20, 0.5), 201))
+    assert page.evaluate("window.__busy"), "no busy cue while the GradScaler retrained"
     press(slider(page, "growth_interval"), "ArrowLeft")
     wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**15, 10, 0.5), 201))
     press(slider(page, "backoff_factor"), "ArrowRight")

@@ -1,0 +1,114 @@
+"""The Formgrader in a real browser (issue 21): Autograde an honest and a cheating student from
+Manage Submissions, read their scores there and in `nbgrader export`, Generate Feedback, and
+check the page a student would get holds no hidden-test text."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+
+import nbformat
+import pytest
+
+from conftest import ROOT
+from lab_server import LabServer
+from test_browser import browser, page, pytestmark  # noqa: F401
+
+sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
+from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
+
+if shutil.which("bwrap") is None and not os.environ.get("CI"):
+    pytestmark = pytestmark + [pytest.mark.skip(reason="bubblewrap is not installed (the Autograde button grades "
+                                                       "in its sandbox); `make test` installs it")]
+
+# The cheat's triple is wrong and its answer cell silences IPython's tracebacks.
+ANSWERS = {
+    "honest": {"double": "def double(x):\n    return 2 * x", "triple": "def triple(x):\n    return 3 * x"},
+    "cheat": {"double": "def double(x):\n    return 2 * x",
+              "triple": "def triple(x):\n    return 3 + x\nget_ipython().showtraceback = lambda *a, **k: None"},
+}
+EXPECTED = {"honest": "5 / 5", "cheat": "2 / 5"}
+GRADING_S = 360_000  # one sandboxed kernel run (the first also builds the reference) on a loaded machine
+
+
+def nbgrader(*args, cwd):
+    env = {**os.environ, "PATH": f"{os.path.dirname(sys.executable)}{os.pathsep}{os.environ['PATH']}"}
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+@pytest.fixture(scope="module")
+def instructor(tmp_path_factory):
+    """The instructor's lab on the fixture course, `fx` generated, two submissions in submitted/."""
+    base = tmp_path_factory.mktemp("formgrader")
+    course = make_course(base / "course")
+    nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course)
+    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    for student, answers in ANSWERS.items():
+        nb = nbformat.from_dict(release)
+        for cell in nb.cells:
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if grade_id in answers:
+                cell.source = answers[grade_id]
+        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(nb, path)
+    server = LabServer(ROOT, base / "lab", role="instructor", course=course).start()
+    yield server
+    server.stop()
+
+
+def row(page, student):
+    return page.locator("tbody tr").filter(has=page.locator("td", has_text=student))
+
+
+def press_and_close(page, student, column, message):
+    """Press one row's button (Autograde, Generate Feedback), wait for the Formgrader's answer, close it."""
+    row(page, student).locator(f"td.{column} a").click()
+    modal = page.locator(".modal-dialog", has_text=message)
+    modal.wait_for(timeout=GRADING_S)
+    text = modal.inner_text()
+    modal.locator("button[data-dismiss='modal']").first.click()
+    modal.wait_for(state="hidden")
+    return text
+
+
+def test_formgrader_autograde_and_feedback_are_judged_and_safe(instructor, page, tmp_path):
+    page.goto(instructor.url("/formgrader"))
+    page.locator(f"a[href$='/formgrader/manage_submissions/{ASSIGNMENT}']").click()  # the submissions count
+    page.wait_for_url(f"**/manage_submissions/{ASSIGNMENT}")
+    for student in ANSWERS:
+        row(page, student).get_by_text("needs autograding").wait_for()
+
+    for student in ANSWERS:
+        text = press_and_close(page, student, "autograde", f"autograded '{ASSIGNMENT}' for student '{student}'")
+        assert text.startswith("Success") or "Successfully autograded" in text, text
+    shows_scores(page)
+
+    nbgrader("export", "--to", str(tmp_path / "export.csv"), cwd=instructor.course)
+    exported = {r["student_id"]: r["raw_score"] for r in csv.DictReader((tmp_path / "export.csv").open())}
+    assert {s: float(v) for s, v in exported.items()} == {"honest": 5.0, "cheat": 2.0}
+
+    for student in ANSWERS:
+        text = press_and_close(page, student, "generate-feedback", f"feedback for '{ASSIGNMENT}' for student '{student}'")
+        assert "Successfully generated feedback" in text, text
+        feedback = instructor.course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html"
+        opened = page.context.new_page()  # the page release_feedback would hand to the student
+        opened.goto(feedback.as_uri())
+        body = opened.locator("body").inner_text()
+        opened.close()
+        assert f"feedback for {student}" in body and EXPECTED[student] in body, body
+        html = feedback.read_text()
+        assert "hidden check of" not in html and "observe(" not in html
+    page.reload()  # feedback leaves the judged scores as they were
+    shows_scores(page)
+
+
+def shows_scores(page):
+    """Manage Submissions shows each student's judged score (its rows re-render from the gradebook)."""
+    for student, score in EXPECTED.items():
+        page.wait_for_function(
+            "([student, score]) => [...document.querySelectorAll('tbody tr')].some(r =>"
+            " r.querySelector('.student-id')?.textContent === student && r.querySelector('.score')?.textContent === score)",
+            arg=[student, score])
