@@ -67,7 +67,7 @@ ENCODE_VIA_DISPLAY_UPDATE = """from IPython.display import display
 _handle = display("placeholder", display_id=True)
 def double(x):
     _handle.update("".join(chr(ord(c) + 1) for c in get_ipython().user_ns["In"][-1]))
-    return 2 * x"""
+    return x + x"""
 ENCODE_AS_XOR_AND_IMAGE = GOOD_TRIPLE + """
 _src = "\\n".join(get_ipython().user_ns["In"])
 print(bytes(b ^ 0x5A for b in _src.encode()).hex())
@@ -196,7 +196,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 25
+    assert len(world["rows"]) == 26
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "notes", "review"]
     assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
@@ -335,6 +335,7 @@ def test_interrupted_batch_resumes_without_regrading(tmp_path):
     deadline = time.monotonic() + 300
     while len(list(results.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.05)
+    assert first.poll() is None, first.communicate()
     os.killpg(first.pid, signal.SIGINT)
     _, err = first.communicate(timeout=120)
     assert first.returncode != 0 and "interrupted" in err

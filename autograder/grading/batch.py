@@ -285,6 +285,9 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             else:
                 todo.append((submission, digest))
             batch.reasons[submission.student] = "forced" if regrade else reason
+        if batch.results and progress:
+            print(f"{len(batch.results)} already graded (submission, assignment and grader unchanged): kept",
+                  file=sys.stderr)
         bar = tqdm(total=len(submissions), initial=len(batch.results), unit="student", disable=not progress,
                    desc=f"grading {assignment_id}", file=sys.stderr)
         futures, ended = {}, []
