@@ -104,10 +104,13 @@ class _Resolver(ast.NodeVisitor):
             self.review.append(f"line {node.lineno}: reads .{node.attr}")
         self.generic_visit(node)
 
+    def visit_Expr(self, node):
+        if not (isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)):  # a docstring
+            self.generic_visit(node)
+
     def visit_Constant(self, node):
         if isinstance(node.value, (str, bytes)) and 0 < len(node.value) <= 10_000:
-            text = node.value if isinstance(node.value, str) else node.value.decode("latin-1")
-            self.strings.append((text, node.lineno))
+            self.strings.append((node.value, node.lineno))
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
@@ -214,10 +217,14 @@ def _matches(use: str, entry: str) -> bool:
     return value is not None and value is target
 
 
-def _named_in_string(text: str, entry: str) -> bool:
-    last = entry.lstrip(".").rsplit(".", 1)[-1]
-    return text == last or (len(last) > 3 and entry.lstrip(".") in text) or \
-        (len(last) > 5 and last in text and not text.isprintable())
+def _named_in_string(value, entry: str) -> bool:
+    """A string that is the forbidden name (a lookup by name: ``getattr``, ``attrgetter``,
+    ``__getattribute__``), or bytes that hold it (a pickle)."""
+    dotted = entry.lstrip(".")
+    last = dotted.rsplit(".", 1)[-1]
+    if isinstance(value, bytes):
+        return len(last) > 3 and last.encode() in value
+    return value.strip() in (last, dotted)
 
 
 def forbidden_uses(source: str, forbid: list, context=()) -> list[str]:
