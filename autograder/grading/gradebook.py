@@ -2,12 +2,13 @@
 manual grading and ``nbgrader export`` see them) and stage feedback pages where nbgrader's
 ``release_feedback`` finds them. Only the trusted process writes, one student at a time."""
 import shutil
+import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
 from autograder.course import CourseError
 from autograder.statuses import Status
@@ -17,7 +18,10 @@ from autograder.statuses import Status
 def course_gradebook(course):
     """The course's gradebook (``gradebook.db`` at the course root); CourseError if unusable."""
     try:
-        with Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course_id=course.course_id) as gradebook:
+        with warnings.catch_warnings(), \
+                Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course_id=course.course_id) as gradebook:
+            # nbgrader's own session use makes SQLAlchemy warn about objects not in the session: noise.
+            warnings.simplefilter("ignore", SAWarning)
             yield gradebook
     except SQLAlchemyError as error:
         raise CourseError(f"the course gradebook {course.root / 'gradebook.db'} cannot be written: "
