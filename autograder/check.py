@@ -10,6 +10,7 @@ from autograder.grading.batch import grade_batch, released_notebook
 from autograder.cases import build_submission, load_cases, student_id
 from autograder.course import answer_cells, graded_tests
 from autograder.lint import lint_notebook
+from autograder.statuses import Status
 from autograder.sandbox.bubblewrap import Limits
 
 
@@ -67,7 +68,7 @@ def report(assignment_id, cases, tests, results, out) -> int:
         if case.failing and result.judged.get(case.failing, 0.0) >= 1.0:
             detail += f"  {case.failing} fails only in the kernel: its observations match the solution's"
             wrong = wrong or {"judge": None}
-        if result.status != "graded":
+        if result.status != Status.GRADED:
             detail += f"  status {result.status}: {'; '.join(result.notes)[:200]}"
             wrong = wrong or {"status": None}
         verdict = "ok" if not wrong else "MISMATCH"

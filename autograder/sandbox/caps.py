@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from autograder.statuses import Status
+
 MB = 1024 * 1024
 MEMORY_ERRORS = ("MemoryError", "can't allocate memory", "std::bad_alloc")
 DISK_ERRORS = ("No space left on device", "File too large", "Disk quota exceeded")
@@ -68,18 +70,18 @@ class Usage:
 
 
 def limit_outcome(usage, limits, errors=""):
-    """``("resource_limit", note)`` when a cap stopped the submission, else None.
+    """``(Status.RESOURCE_LIMIT, note)`` when a cap stopped the submission, else None.
 
     ``usage``: the :class:`Usage` that :func:`autograder.sandbox.execute.execute` returns;
     ``errors``: the notebook's error text (:func:`notebook_errors`), for what only shows there
     (a single allocation over the total refused by ``RLIMIT_DATA``, a full disk).
     """
     if usage.oom_kills or any(marker in errors for marker in MEMORY_ERRORS):
-        return "resource_limit", f"used more than {limits.memory_mb} MB in total"
+        return Status.RESOURCE_LIMIT, f"used more than {limits.memory_mb} MB in total"
     if usage.procs_refused:
-        return "resource_limit", f"started more than {limits.max_procs} processes"
+        return Status.RESOURCE_LIMIT, f"started more than {limits.max_procs} processes"
     if usage.disk_full or any(marker in errors for marker in DISK_ERRORS):
-        return "resource_limit", f"wrote more than {limits.disk_mb} MB"
+        return Status.RESOURCE_LIMIT, f"wrote more than {limits.disk_mb} MB"
     return None
 
 
