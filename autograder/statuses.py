@@ -16,6 +16,9 @@ class Status(str, Enum):
     REFUSED = "refused"
     GRADER_ERROR = "grader_error"
 
+    __str__ = str.__str__  # a status prints as its value everywhere (f-strings, templates, the CSV)
+    __format__ = str.__format__
+
 
 STATUS_TEXT = {status.value: text for status, text in {
     Status.GRADED: "Every test cell ran and was judged.",
