@@ -104,7 +104,7 @@ def check_caps(limits, allow_uncapped: bool) -> list:
     missing = missing_caps(limits)
     if missing and not allow_uncapped:
         raise CourseError(f"{len(missing)} cap(s) cannot be enforced on this machine: " + "; ".join(missing)
-                          + " (see README, Caps per submission)")
+                          + " (see README, Caps per submission, or pass --allow-uncapped)")
     return missing
 
 
