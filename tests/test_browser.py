@@ -136,8 +136,8 @@ def test_learner_runs_the_release_on_cpu_and_validates(lab, page):
 
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     texts = [errors.nth(i).inner_text() for i in range(errors.count())]
-    # unfinished exercises raise NotImplementedError; the quiz test cannot see quiz answers yet
-    expected = re.compile(r"NotImplementedError|NameError: name 'q\d' is not defined")
+    # unfinished exercises raise NotImplementedError; the quiz test asks for the quiz answers first
+    expected = re.compile(r"NotImplementedError|NameError: answer the quiz first")
     unexpected = [t for t in texts if not expected.search(t)]
     assert texts and unexpected == [], unexpected
 
@@ -235,5 +235,5 @@ def test_run_all_of_01_with_two_exercises_solved_shows_the_summary_table(lab, pa
         if name in SOLVED:
             assert state == "passed", (name, state)
         else:
-            assert state == "not attempted" or re.match(r"failed \(.+\)$", state), (name, state)
+            assert re.match(r"(not attempted|failed)( \(.+\))?$", state), (name, state)
     assert f"{len(SOLVED)} of {len(rows)} exercises pass their visible checks" in table.inner_text()
