@@ -1,5 +1,6 @@
 """Command line: python -m autograder {release,check,grade,bench} ..."""
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -59,6 +60,8 @@ def parser():
 
 def main(argv=None):
     args = parser().parse_args(argv)
+    # nbgrader's gradebook shells out to alembic, which lives beside this interpreter.
+    os.environ["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
     try:
         course = Course(Path(args.course))
         if args.command == "grade":
