@@ -174,11 +174,6 @@ def _kind_name(value):
     return {"none": "None"}.get(kind, kind)
 
 
-def _decode_scalar(value):
-    kind, v = value["t"], value.get("v")
-    return {"int": lambda: int(v), "float": lambda: float.fromhex(v), "none": lambda: None}.get(kind, lambda: v)()
-
-
 def decode_array(value: dict) -> torch.Tensor:
     """The tensor an encoded tensor/ndarray/npscalar holds (NumPy arrays become tensors)."""
     raw = base64.b64decode(value["bytes"], validate=True)
