@@ -7,7 +7,8 @@ what the learner's kernel itself ran is recorded: no hidden test, no grading.
 from contextlib import contextmanager
 from typing import Iterator, Mapping
 
-PASSED, FAILED, NOT_ATTEMPTED = "passed", "failed", "not attempted"
+# What a row says. Visible checks are a few cases: passing them is not a score, so the row says so.
+PASSED, FAILED, NOT_ATTEMPTED = "pass; the grader checks more", "fail", "not attempted"
 _found: dict = {}  # exercise -> (state, first message)
 _workdirs: dict = {}  # prefix -> this kernel's folder
 
@@ -22,7 +23,7 @@ def visible_checks(exercise: str) -> Iterator[None]:
     """Record whether the visible checks of ``exercise`` pass, then let any error through.
 
     ``NotImplementedError`` (the stub) and a ``NameError`` (an answer not written yet) count as
-    not attempted; any other error as failed, with its first line.
+    not attempted; any other error as a failure, with its first line.
     """
     try:
         yield
@@ -59,7 +60,7 @@ def demo(*exercises: str) -> Iterator[None]:
 
 def summary(points: Mapping[str, float]) -> None:
     """Print one line per exercise: its points and what its visible checks found in this kernel,
-    in the order given."""
+    in the order given. A pass says that the grader checks more: it is not a score."""
     rows = [(name, f"{value:g}", *_found.get(name, (NOT_ATTEMPTED, "its test cell has not run")))
             for name, value in points.items()]
     width = max(len("exercise"), *(len(row[0]) for row in rows))
@@ -67,8 +68,8 @@ def summary(points: Mapping[str, float]) -> None:
     for name, value, state, message in rows:
         lines.append(f"{name:<{width}}  {value:>6}  {state}" + (f" ({message})" if message else ""))
     passed = sum(row[2] == PASSED for row in rows)
-    lines.append(f"\n{passed} of {len(rows)} exercises pass their visible checks. "
-                 "The hidden tests grade more cases when your notebook is autograded.")
+    lines.append(f"\n{passed} of {len(rows)} exercises pass their visible checks. That is not a score: "
+                 "when your notebook is graded, hidden tests check more cases.")
     print("\n".join(lines))
 
 
