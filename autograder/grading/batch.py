@@ -12,6 +12,7 @@ import json
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -160,6 +161,21 @@ def finish(result, nb, run, assignment, out, stamp, gradebook, course, submissio
     return result
 
 
+def sandbox_result(future, notebook_json, limits):
+    """The future's SandboxRun. When a pool process died (BrokenProcessPool fails every run the
+    pool held), the run is made again alone in a fresh process, so only a run whose own process
+    dies again fails (that student's grader_error); the batch goes on."""
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        with ProcessPoolExecutor(max_workers=1) as alone:
+            try:
+                return alone.submit(run_in_sandbox, notebook_json, limits).result()
+            except BrokenProcessPool:
+                raise BrokenProcessPool("the grading process running this submission died "
+                                        "(run alone, it died again); the other students were graded") from None
+
+
 def grader_error(submission, assignment, digest, error) -> Result:
     """The result of a student whose grading failed in the grader itself (not in their code)."""
     why = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
@@ -304,14 +320,15 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                         ended.append((early, submission))
                     else:
                         nb, notes = admitted
-                        futures[pool.submit(run_in_sandbox, nbformat.writes(nb), limits)] = (submission, digest, notes)
+                        job = nbformat.writes(nb)
+                        futures[pool.submit(run_in_sandbox, job, limits)] = (submission, digest, notes, job)
             for early, submission in ended:
                 batch.results.append(finish(early, None, None, assignment, out, stamp, gradebook, course, submission))
                 bar.update()
             for future in as_completed(futures):
-                submission, digest, notes = futures[future]
+                submission, digest, notes, job = futures[future]
                 try:
-                    run = future.result()
+                    run = sandbox_result(future, job, limits)
                     result, nb = judge(submission.student, run, notes, assignment, limits, digest)
                 except Exception as error:  # the grader's failure on one student, never the batch's
                     result, nb, run = grader_error(submission, assignment, digest, error), None, None

@@ -62,6 +62,9 @@ class Limits:
     output_mb: float = 1  # per output
     cell_output_mb: float = 2  # per cell
     notebook_output_mb: float = 8  # per notebook
+    # Raw bytes the kernel may send on each channel (shell, iopub, control), counted before they
+    # are decoded (autograder.sandbox.traffic); past it the kernel is stopped: resource_limit.
+    traffic_mb: int = 256
 
 
 class SandboxError(Exception):
@@ -267,6 +270,7 @@ class SandboxedKernelManager(QuietKernelManager):
     scratch: Path = None
     limits: Limits = Limits()
     enclosure = None
+    meter = None  # an autograder.sandbox.traffic.Meter: the client counts what the kernel sends
 
     def __init__(self, **kwargs):
         super().__init__(transport="ipc", **kwargs)
@@ -293,6 +297,10 @@ class SandboxedKernelManager(QuietKernelManager):
         learner's: a frame that large is dropped by ZeroMQ before it reaches this process)."""
         import zmq
 
+        if self.meter is not None:
+            from autograder.sandbox.traffic import metered_client_class
+
+            self.client_factory = metered_client_class(self.meter)
         kc = super().client(**kwargs)
         kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
         return kc
@@ -311,7 +319,7 @@ class SandboxedKernelManager(QuietKernelManager):
         await super().shutdown_kernel(now=now, restart=restart)
 
 
-def kernel_manager_class(scratch, limits, enclosure=None):
-    """A SandboxedKernelManager subclass bound to one scratch folder, limits and enclosure."""
+def kernel_manager_class(scratch, limits, enclosure=None, meter=None):
+    """A SandboxedKernelManager subclass bound to one scratch folder, limits, enclosure and meter."""
     return type("BoundSandboxedKernelManager", (SandboxedKernelManager,),
-                {"scratch": Path(scratch), "limits": limits, "enclosure": enclosure})
+                {"scratch": Path(scratch), "limits": limits, "enclosure": enclosure, "meter": meter})

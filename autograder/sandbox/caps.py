@@ -1,6 +1,7 @@
 """Per-student caps on total memory, processes, CPU and bytes written, enforced by the kernel.
 
-One submission (its kernel and everything the kernel starts) runs in its own cgroup:
+One submission (its kernel, everything the kernel starts, and the executor process that talks
+to the kernel, :mod:`autograder.sandbox.client`) runs in its own cgroup:
 
 * memory: the cgroup's limit is ``Limits.memory_mb`` for everything together; going over it
   wakes the OOM killer inside that cgroup only, which the cgroup records (``oom_kill``).
@@ -67,6 +68,7 @@ class Usage:
     cpu_seconds: float = 0.0  # CPU time of everything the submission ran (0 where not accounted)
     cpu_throttled: int = 0  # CFS periods in which the CPU cap held it back
     uid: int = -1  # the uid its kernel ran as (-1: the grader's own)
+    traffic: str = ""  # the traffic cap the kernel passed (autograder.sandbox.traffic.Meter.over), or ""
 
 
 def limit_outcome(usage, limits, errors=""):
@@ -82,6 +84,8 @@ def limit_outcome(usage, limits, errors=""):
         return Status.RESOURCE_LIMIT, f"started more than {limits.max_procs} processes"
     if usage.disk_full or any(marker in errors for marker in DISK_ERRORS):
         return Status.RESOURCE_LIMIT, f"wrote more than {limits.disk_mb} MB"
+    if usage.traffic:
+        return Status.RESOURCE_LIMIT, f"{usage.traffic} (the cap is {limits.traffic_mb} MB per channel)"
     return None
 
 
@@ -525,8 +529,29 @@ class Enclosure:
         self.usage = Usage(mechanism=self.mechanism)
         self._pid = None
         self._disk_peak, self._disk_full = 0, False
+        self.traffic = ""
         self._stop = threading.Event()
         self._sampler = None
+
+    def __getstate__(self):
+        """What the executor process needs (it runs the kernel and samples the disk there)."""
+        state = dict(self.__dict__)
+        state.pop("_stop"), state.pop("_sampler")
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state, _stop=threading.Event(), _sampler=None)
+
+    def stop_sampling(self):
+        """Stop the disk sampler; (peak bytes, seen full) so far."""
+        self._stop.set()
+        if self._sampler is not None:
+            self._sampler.join(timeout=2)
+        return self._disk_peak, self._disk_full
+
+    def report(self, disk_peak, disk_full, traffic):
+        """What the executor process saw (its disk samples, a traffic cap passed), for ``usage``."""
+        self._disk_peak, self._disk_full, self.traffic = max(self._disk_peak, disk_peak), disk_full, traffic
 
     def launcher(self):
         """argv prefix: a shell that enters the cgroup(s), then execs the rest (bwrap ...)."""
@@ -572,9 +597,7 @@ class Enclosure:
         return self
 
     def __exit__(self, *exc):
-        self._stop.set()
-        if self._sampler is not None:
-            self._sampler.join(timeout=2)
+        self.stop_sampling()
         recorded = {}
         try:
             if self.cgroup is not None:
@@ -586,5 +609,5 @@ class Enclosure:
                 self.cgroup.remove()
         self.usage = Usage(mechanism=self.mechanism, disk_peak_mb=round(self._disk_peak / MB, 1),
                            disk_full=self._disk_full, uid=self.identity.uid if self.identity else -1,
-                           **recorded)
+                           traffic=self.traffic, **recorded)
         return False

@@ -13,6 +13,11 @@ chooses to print:
   A cell keeps at least one short stub of its stderr and of its error, so a cut never turns a
   failing test cell into a passing one. Widget state and output-widget capture are not kept.
   ZeroMQ drops any single message frame over ``bubblewrap.MAX_MESSAGE`` before it is decoded.
+* **The grading worker never holds what the kernel sent.** The kernel's client (this module's
+  executor) runs in a process of its own inside the student's cgroup
+  (:mod:`autograder.sandbox.client`); it counts raw bytes and frames per channel before decoding
+  (:mod:`autograder.sandbox.traffic`) and hands the worker only the capped notebook, in a file
+  of bounded size.
 * **What feedback may show is snapshotted before any hidden test runs** (``SandboxRun.shown``):
   just before the first graded test cell starts, a text-only copy of the outputs of every earlier
   answer cell (stream text, ``text/plain``, ``ename: evalue``; no images, HTML or widget state),
@@ -28,7 +33,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 
-from autograder.sandbox.bubblewrap import MB, QuietKernelManager, kernel_manager_class
+from autograder.sandbox.bubblewrap import MB, QuietKernelManager
 from autograder.sandbox.caps import Enclosure, Usage
 
 OBSERVATION_MIME = "application/vnd.finite.observation+json"  # fplab.observe.MIME (not imported: torch)
@@ -216,6 +221,9 @@ class RecordingExecute(Execute):
     def __init__(self, caps=None, **kwargs):
         super().__init__(**kwargs)
         self.ran = set()
+        self.running = None  # index of the cell that started last and has not finished
+        self.timed_out = []  # indices of the cells interrupted by the cell time limit
+        self.requests = {}  # msg_id of each cell's execute request -> cell index
         self.caps = caps or OutputCaps(MB, 2 * MB, 8 * MB)
         self.shown = None
         self.store_widget_state = False
@@ -223,13 +231,24 @@ class RecordingExecute(Execute):
 
     # -- before a hidden test enters the kernel
     def on_cell_execute(self, **kwargs):
+        self.running = kwargs["cell_index"]
         if self.shown is None and is_test_cell(kwargs["cell"]):
             self.shown = text_snapshot(self.nb, kwargs["cell_index"])
+
+    async def _async_poll_output_msg(self, parent_msg_id, cell, cell_index):
+        self.requests[parent_msg_id] = cell_index
+        return await super()._async_poll_output_msg(parent_msg_id, cell, cell_index)
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        if self.running is not None and self.running not in self.timed_out:
+            self.timed_out.append(self.running)
+        return await super()._async_handle_timeout(timeout, cell)
 
     def on_cell_executed(self, **kwargs):
         super().on_cell_executed(**kwargs)  # may append the reply's error: capped below
         index = kwargs["cell_index"]
         self.ran.add(index)
+        self.running = None
         cell = kwargs["cell"]
         self.caps.forget(index)
         cell.outputs = self._fit(cell.outputs, index)
@@ -313,16 +332,49 @@ def execute(nb, scratch, limits, sandboxed=True):
 
 
 def execute_recorded(nb, scratch, limits, sandboxed=True):
-    """:func:`execute`, plus (notes on cut output, the feedback snapshot)."""
+    """:func:`execute`, plus (notes on cut output, the feedback snapshot, the cells the cell time
+    limit interrupted, the cell running when the kernel stopped: see :func:`where_it_stopped`). Sandboxed, the kernel
+    and its client run in an executor process inside the student's cgroup
+    (:mod:`autograder.sandbox.client`); this process reads back only the capped notebook."""
     if not sandboxed:
         ran, outcome, executor = _execute(nb, scratch, limits, QuietKernelManager)
-        return ran, outcome, Usage(), tuple(executor.caps.notes.values()), executor.shown
+        return (ran, outcome, Usage(), tuple(executor.caps.notes.values()), executor.shown,
+                *where_it_stopped(outcome, executor))
+    from autograder.sandbox.client import check_stopped, run_executor
+
     with Enclosure(limits, scratch) as enclosure:
-        ran, outcome, executor = _execute(nb, scratch, limits, kernel_manager_class(scratch, limits, enclosure))
-    return ran, outcome, enclosure.usage, tuple(executor.caps.notes.values()), executor.shown
+        report = run_executor(nbformat.writes(nb), scratch, limits, enclosure)
+        enclosure.report(report["disk_peak"], report["disk_full"], report["traffic"])
+    check_stopped(report, enclosure.usage, limits)
+    executed = nbformat.reads(report["executed"], as_version=4)
+    nb.cells, nb.metadata = executed.cells, executed.metadata
+    shown = {int(k): v for k, v in report["shown"].items()}
+    return (set(report["ran"]), report["outcome"], enclosure.usage, tuple(report["cut"]), shown,
+            tuple(report.get("timed_out", ())), report.get("stopped_in", -1))
 
 
-def _execute(nb, scratch, limits, manager):
+def where_it_stopped(outcome, executor, meter=None) -> tuple:
+    """(indices of the cells the cell time limit interrupted, index of the cell that was running
+    when the kernel died or was stopped, else -1). Stopped for what it sent: the cell whose
+    request the message over the cap answered (output arrives after its cell may have ended)."""
+    stopped = executor.running if outcome != "ok" and executor.running is not None else -1
+    if meter is not None and meter.over:
+        stopped = executor.requests.get(meter.parent, stopped)
+    return tuple(executor.timed_out), stopped
+
+
+def run_metered(nb, scratch, limits, manager_for):
+    """Run ``nb`` with a kernel manager ``manager_for(meter)`` whose client charges a traffic
+    :class:`~autograder.sandbox.traffic.Meter` (in the executor process). Returns (ran, outcome,
+    executor, meter)."""
+    from autograder.sandbox.traffic import Meter
+
+    meter = Meter(limits.traffic_mb)
+    ran, outcome, executor = _execute(nb, scratch, limits, manager_for(meter), meter)
+    return ran, outcome, executor, meter
+
+
+def _execute(nb, scratch, limits, manager, meter=None):
     caps = OutputCaps(round(limits.output_mb * MB), round(limits.cell_output_mb * MB),
                       round(limits.notebook_output_mb * MB))
     executor = RecordingExecute(
@@ -332,23 +384,31 @@ def _execute(nb, scratch, limits, manager):
     )
     expired = threading.Event()
 
-    def kill():
-        expired.set()
+    def stop():
         if executor.km is not None and executor.km.has_kernel:
             executor.km.provisioner.process.kill()  # bwrap; --die-with-parent takes the rest
 
+    def kill():
+        expired.set()
+        stop()
+
+    if meter is not None:
+        meter.stop = stop
     watchdog = threading.Timer(limits.notebook_timeout, kill)
     watchdog.start()
     try:
         executor.preprocess(nb, {"metadata": {"path": str(scratch)}})
         outcome = "ok"
-    except (DeadKernelError, CellTimeoutError) as error:
-        killed = expired.is_set() or isinstance(error, CellTimeoutError)
-        outcome = "timeout" if killed else "kernel_died"
-    except Exception:
-        if not expired.is_set():  # a kill mid-cell surfaces in several ways; anything else is ours
+    except Exception as error:
+        if meter is not None and meter.over:  # the kernel was stopped for what it sent
+            outcome = "kernel_died"
+        elif isinstance(error, (DeadKernelError, CellTimeoutError)):
+            killed = expired.is_set() or isinstance(error, CellTimeoutError)
+            outcome = "timeout" if killed else "kernel_died"
+        elif expired.is_set():  # a kill mid-cell surfaces in several ways; anything else is ours
+            outcome = "timeout"
+        else:
             raise
-        outcome = "timeout"
     finally:
         watchdog.cancel()
     executor.settle(nb)
@@ -370,6 +430,8 @@ class SandboxRun:
     # {cell index: [{"kind": "out"|"err", "text": str}]}: the text outputs of the answer cells
     # before the first test cell started (see text_snapshot); the only learner output feedback may show
     shown: dict = field(default_factory=dict)
+    timed_out: tuple = ()  # indices of the cells the cell time limit interrupted
+    stopped_in: int = -1  # index of the cell running when the kernel died or was stopped (-1: none)
 
 
 def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
@@ -377,5 +439,5 @@ def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
     code; it may run on another machine)."""
     nb = nbformat.reads(notebook_json, as_version=4)
     with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
-        ran, outcome, usage, cut, shown = execute_recorded(nb, Path(scratch), limits)
-    return SandboxRun(nbformat.writes(nb), tuple(sorted(ran)), outcome, usage, cut, shown)
+        ran, outcome, usage, cut, shown, timed_out, stopped_in = execute_recorded(nb, Path(scratch), limits)
+    return SandboxRun(nbformat.writes(nb), tuple(sorted(ran)), outcome, usage, cut, shown, timed_out, stopped_in)
