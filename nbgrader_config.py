@@ -6,7 +6,6 @@ observations are compared with the reference run's outside the kernel, and feedb
 built from the judged result only.
 """
 import os
-import sys
 
 c = get_config()  # noqa: F821 (provided by nbgrader)
 
@@ -22,14 +21,13 @@ c.CourseDirectory.ignore = [
 ]
 c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"]
 
-# A writable exchange inside the course (git-ignored), instead of /srv/nbgrader/exchange: for
-# trying the course on one machine. For a class, use one OS account per student (or JupyterHub)
-# and a shared exchange folder (README, Instructors).
-c.Exchange.root = os.path.join(ROOT, ".exchange")
-if sys.argv[1:2] == ["release_feedback"]:  # nbgrader's exchange cannot keep pages apart on one account
-    print("warning: the exchange is this course's .exchange folder; on one shared OS account every student "
-          "can fetch every student's feedback page. Give each student their own account (or JupyterHub), or "
-          "hand out grading/ID/feedback/<student>/ID.html through your LMS instead.", file=sys.stderr)
+# The exchange: FINITE_EXCHANGE names the folder every student account reaches (README, "A class on
+# one server"); unset, this course's git-ignored .exchange, for trying the course on one machine.
+# nbgrader's own --Exchange.root= overrides both. Releasing checks the root first and warns about
+# the in-course exchange only when it is the one in use (autograder/exchange.py).
+c.Exchange.root = os.environ.get("FINITE_EXCHANGE") or os.path.join(ROOT, ".exchange")
+c.ExchangeFactory.release_assignment = "autograder.exchange.ReleaseAssignment"
+c.ExchangeFactory.release_feedback = "autograder.exchange.ReleaseFeedback"
 
 # Shared preamble prepended to every released notebook.
 c.IncludeHeaderFooter.header = os.path.join(ROOT, "source", "header.ipynb")
