@@ -2,6 +2,7 @@
 import argparse
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 from autograder.course import Course, CourseError
@@ -46,6 +47,9 @@ def parser():
     g.add_argument("--regrade", action="store_true",
                    help="grade everyone again (default: keep results whose submission and assignment are unchanged)")
 
+    k = sub.add_parser("kit", help="write what students get (no source/, cases/ or grader) to a new folder")
+    k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, or is empty")
+
     b = sub.add_parser("bench", help="time each solved notebook against the kernel + torch floor")
     b.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")
     b.add_argument("--repeats", type=int, default=3, help="executions per notebook (default: 3)")
@@ -66,6 +70,13 @@ def main(argv=None):
         course = Course(Path(args.course))
         if args.command == "grade":
             return grade_command(course, args)
+        if args.command == "kit":
+            from autograder.kit import build_kit
+
+            kit = build_kit(course, args.out)
+            print(f"Wrote the learner kit to {kit.path}: {kit.assignments} assignments, {kit.files} files; "
+                  f"none holds any of the {kit.lines_checked} solution and hidden-test lines checked.")
+            return 0
         ids = course.resolve_ids(args.ids)
         if args.command == "release":
             from autograder.release import release
@@ -115,7 +126,7 @@ def limits_from(args) -> Limits:
 
 def grade_command(course, args):
     from autograder.grading.batch import grade_batch
-    from autograder.grading.pipeline import check_caps
+    from autograder.grading.steps import check_caps
     from autograder.sandbox.caps import describe, missing_caps
     from autograder.statuses import default_workers
 
@@ -128,19 +139,25 @@ def grade_command(course, args):
     check_caps(limits, args.allow_uncapped)
     batch = grade_batch(course, args.submitted, args.assignment, args.out, args.workers or default_workers(), limits,
                         regrade=args.regrade, scheduler=args.scheduler)
-    print(summary(batch.results, batch.reasons))
+    print(summary(batch.results, batch.reasons, batch.finals))
     print(f"Wrote {Path(args.out) / 'grades.csv'}, feedback/ and summary.png; scores are in the course gradebook "
           "(nbgrader export), autograded notebooks in autograded/ (the Formgrader's Manual Grading).")
     return 0
 
 
-def summary(results, reasons=None) -> str:
-    """Counts by status; who was regraded and why, and who was kept; then one line per student
-    whose grading needs a look (a status, notes, code to review)."""
+def summary(results, reasons=None, finals=None) -> str:
+    """Counts by status and the class's mean final score; who was regraded and why, and who was
+    kept; then, wrapped, one entry per student whose grading needs a look (a status, notes, code
+    to review)."""
     counts = {}
     for r in results:
         counts[r.status] = counts.get(r.status, 0) + 1
     lines = [f"{len(results)} students: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))]
+    if finals and results:
+        by_hand = sum(bool(f.manual) for f in finals.values())
+        mean = sum(f.score for f in finals.values()) / len(finals)
+        lines.append(f"mean score {mean:.3g} / {results[0].max_score:g} (the gradebook's final grades"
+                     + (f"; {by_hand} student(s) with cells graded by hand)" if by_hand else ")"))
     if reasons:
         by_reason = {}
         for student, reason in sorted(reasons.items()):
@@ -151,10 +168,11 @@ def summary(results, reasons=None) -> str:
                          + (" ..." if len(students) > 12 else ""))
         if kept:
             lines.append(f"kept (submission, assignment and grader unchanged): {len(kept)}")
-    lines += [f"  {r.student}: {r.status}; {'; '.join(r.notes)}"[:200]
-              for r in sorted(results, key=lambda r: r.student) if r.status != Status.GRADED or r.notes]
-    lines += [f"  {r.student}: review: {'; '.join(r.review)}"[:200]
-              for r in sorted(results, key=lambda r: r.student) if r.review]
+    ordered = sorted(results, key=lambda r: r.student)
+    entries = [f"{r.student}: {r.status}; {'; '.join(r.notes)}" for r in ordered if r.status != Status.GRADED or r.notes]
+    entries += [f"{r.student}: review: {'; '.join(r.review)}" for r in ordered if r.review]
+    lines += [textwrap.fill(entry, width=100, initial_indent="  ", subsequent_indent="      ",
+                            break_long_words=False, break_on_hyphens=False) for entry in entries]
     missing = counts.get(Status.MISSING.value, 0)
     if results and missing > len(results) / 2:
         lines.append(f"warning: {missing} of {len(results)} students have no notebook at <student>/<ID>/<ID>.ipynb: "

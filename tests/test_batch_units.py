@@ -134,6 +134,35 @@ def test_terminal_summary_names_students_who_need_a_look():
     assert "warning: 3 of 5 students have no notebook" in text
 
 
+def test_the_terminal_wraps_long_review_lists_instead_of_cutting_them():
+    notes = [f"cell {i}, line 3: calls eval() with a long and winding explanation" for i in range(8)]
+    text = summary([result("ann", {"test_a": 2.0}, review=notes)])
+    assert "cell 7, line 3: calls eval() with a long and winding explanation" in " ".join(text.split())
+    assert all(len(line) <= 100 for line in text.splitlines())
+
+
+def test_csv_summary_and_terminal_read_the_final_grades_a_manual_score_included(tmp_path):
+    from types import SimpleNamespace
+
+    from autograder.grading.batch import ClassSummary, write_table
+    from autograder.grading.steps import Final
+
+    assignment = SimpleNamespace(tests=TESTS, assignment_id="x")
+    results = [result("ann", {"test_a": 2.0, "test_b": 3.0}), result("bob", {"test_a": 2.0, "test_b": 0.0}),
+               result("cy", {"test_a": 0.0, "test_b": 0.0}, status="missing")]
+    finals = {r.student: Final.of(r) for r in results}
+    finals["bob"] = Final({"test_a": 2.0, "test_b": 1.5}, 5.0, {"test_b": "half, for the idea"}, frozenset({"test_b"}))
+    write_table(results, finals, assignment, tmp_path)
+    rows = (tmp_path / "grades.csv").read_text().splitlines()
+    assert rows[0].split(",")[:8] == ["student", "assignment", "status", "score", "max_score", "test_a", "test_b",
+                                      "graded_by_hand"]
+    assert rows[2].startswith("bob,x,graded,3.5,5,2,1.5,test_b,")
+    data = ClassSummary.of(results, finals, assignment)
+    assert data.full_marks == {"test_a": 2, "test_b": 1}
+    assert data.totals == {3.5: 1, 5.0: 1} and data.statuses == {"graded": 2, "missing": 1}
+    assert "mean score 2.83 / 5" in summary(results, None, finals)
+
+
 def test_a_partial_case_must_earn_some_but_not_all_of_its_cell():
     tests = {"test_a": 2, "test_quiz": 2}
     cases = [Case("quiz--partial--one", partial="test_quiz"), Case("quiz--partial--none", partial="test_quiz"),

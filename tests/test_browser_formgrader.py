@@ -84,7 +84,9 @@ def test_formgrader_autograde_and_feedback_are_judged_and_safe(instructor, page,
     for student in ANSWERS:
         text = press_and_close(page, student, "autograde", f"autograded '{ASSIGNMENT}' for student '{student}'")
         assert text.startswith("Success") or "Successfully autograded" in text, text
+        assert "[DEBUG]" not in text and "has changed" not in text, text
     shows_scores(page)
+    manual_grading_lists_the_cheat_with_the_reason(page, instructor)
 
     nbgrader("export", "--to", str(tmp_path / "export.csv"), cwd=instructor.course)
     exported = {r["student_id"]: r["raw_score"] for r in csv.DictReader((tmp_path / "export.csv").open())}
@@ -103,6 +105,21 @@ def test_formgrader_autograde_and_feedback_are_judged_and_safe(instructor, page,
         assert "hidden check of" not in html and "observe(" not in html
     page.reload()  # feedback leaves the judged scores as they were
     shows_scores(page)
+
+
+def manual_grading_lists_the_cheat_with_the_reason(page, instructor):
+    """The cheat's code to review put it in nbgrader's Manual Grading queue; its cell says why."""
+    import json
+
+    page.goto(instructor.url(f"/formgrader/api/submitted_notebooks/{ASSIGNMENT}/{ASSIGNMENT}"))
+    listed = {n["student"]: n for n in json.loads(page.locator("body").inner_text())}
+    assert listed["cheat"]["needs_manual_grade"] and not listed["honest"]["needs_manual_grade"], listed
+    page.goto(instructor.url(f"/formgrader/gradebook/{ASSIGNMENT}/{ASSIGNMENT}"))
+    page.locator("td.needs-manual-grade .glyphicon-ok").first.wait_for()
+    page.goto(instructor.url(f"/formgrader/submissions/{listed['cheat']['id']}/"))
+    page.get_by_text("[finite grader] needs manual grading: code to review").first.wait_for()
+    assert "showtraceback" in page.locator("body").inner_text()
+    page.goto(instructor.url(f"/formgrader/manage_submissions/{ASSIGNMENT}"))
 
 
 def shows_scores(page):

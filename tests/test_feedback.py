@@ -11,6 +11,7 @@ from autograder.grading.feedback import render
 from autograder.grading.admit import tampering
 from autograder.grading.assignment import Assignment
 from autograder.grading.score import Result, score
+from autograder.grading.steps import Final
 from autograder.grading.judge import Observation
 from fplab.observe import MIME, encode
 
@@ -141,12 +142,13 @@ def test_feedback_shows_verdicts_own_answers_and_only_what_ran_before_the_tests(
     result = Result("eve", "01_x", "graded", scores, 3.0, errors=errors)
     shown = {"0": [{"kind": "out", "text": "my own print"},
                    {"kind": "out", "text": base64.b64encode(HIDDEN.encode()).decode()}]}
-    page = render(result, nb, assignment, shown)
+    page = render(result, Final.of(result), nb, assignment, shown)
     assert "my own print" in page and WITHHELD in page and "neighbours:" in page
     assert "executed output" not in page and "<img" not in page and "ran after the first test cell" in page
     assert "1e-45" not in page and "tolist" not in page and "0x7FFFFFFF" not in page
     assert base64.b64encode(HIDDEN.encode()).decode()[:30] not in page
-    assert "<script" not in render(Result("<script>", "01_x", "graded", scores, 3.0), nb, assignment, {})
+    hostile_name = Result("<script>", "01_x", "graded", scores, 3.0)
+    assert "<script" not in render(hostile_name, Final.of(hostile_name), nb, assignment, {})
 
 
 def test_tampering_notes_name_changed_deleted_and_retyped_cells(assignment):

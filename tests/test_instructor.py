@@ -104,12 +104,22 @@ def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path)
     assert (course / "autograded" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").is_file()
 
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        # the cheat's review note put its cells in the Formgrader's Manual Grading queue
+        assert gradebook.find_grade("test_triple", ASSIGNMENT, ASSIGNMENT, "cheat").needs_manual_grade
+        assert not gradebook.find_grade("test_triple", ASSIGNMENT, ASSIGNMENT, "honest").needs_manual_grade
         grade_row = gradebook.find_grade("test_triple", ASSIGNMENT, ASSIGNMENT, "cheat")
         grade_row.manual_score = 1.0
+        gradebook.find_comment("triple", ASSIGNMENT, ASSIGNMENT, "cheat").manual_comment = COMMENT
         gradebook.db.commit()
+    flagged = nbformat.read(course / "autograded" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    assert any("needs manual grading: code to review" in "".join(o.get("text", "") for o in c.get("outputs", []))
+               for c in flagged.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_triple")
 
     auto = nbgrader("autograde", ASSIGNMENT, "--force", cwd=course)
-    assert "ipykernel_launcher" not in auto.stdout + auto.stderr or "bwrap" in auto.stdout + auto.stderr
+    log = auto.stdout + auto.stderr
+    assert "ipykernel_launcher" not in log or "bwrap" in log
+    assert "has changed" not in log and "DEBUG" not in log, log  # no checksum noise for untouched cells
+    assert "cheat: graded, 3 / 5 (1 cell(s) graded by hand)" in log and "cheat: review:" in log, log
     assert exported(course, tmp_path, "after-autograde.csv") == {"honest": 5.0, "cheat": 3.0}  # manual kept
     with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
         assert gradebook.find_grade("test_triple", ASSIGNMENT, ASSIGNMENT, "cheat").auto_score == 0.0
@@ -120,8 +130,19 @@ def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path)
         assert f"feedback for {student}" in page
         assert "hidden check of" not in page and "observe(" not in page and "return 2 * x" not in page.replace(
             "def double(x):\n    return 2 * x", "")
+    nbgrader_page = (course / "feedback" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
 
     done = run_cli(*grade)  # grade after autograde: same judged scores, manual score still there
     assert done.returncode == 0, done.stderr
-    assert "kept" in done.stdout
+    assert "kept" in done.stdout and "mean score 4 / 5" in done.stdout
     assert exported(course, tmp_path, "after-regrade.csv") == {"honest": 5.0, "cheat": 3.0}
+    rows = {r["student"]: r for r in csv.DictReader((course / "grading" / ASSIGNMENT / "grades.csv").open())}
+    assert (rows["cheat"]["score"], rows["cheat"]["test_triple"], rows["cheat"]["graded_by_hand"]) == \
+        ("3", "1", "test_triple")
+    grade_page = (course / "grading" / ASSIGNMENT / "feedback" / "cheat" / f"{ASSIGNMENT}.html").read_text()
+    for page in (nbgrader_page, grade_page):  # both pages: the manual score and the comment, beside the cell
+        assert "3 / 5" in page and "1 / 3 (graded by hand)" in page and "Instructor:</strong> Good try" in page
+    assert nbgrader_page == grade_page
+
+
+COMMENT = "Good try, but patching IPython is not an answer: 1 point for the idea."

@@ -11,7 +11,7 @@ from autograder.grading.batch import grade_batch, prepare_assignment
 from autograder.cases import load_cases
 from autograder.check import write_submissions
 from autograder.course import answer_cells, nbgrader
-from autograder.grading.admit import sanitise
+from autograder.grading.admit import sanitize
 from autograder.sandbox.execute import execute
 from autograder.sandbox.bubblewrap import Limits
 
@@ -22,11 +22,11 @@ def timed(fn) -> float:
     return time.perf_counter() - start
 
 
-def sandbox_cost(assignment, path, repeats):
+def sandbox_cost(course, assignment, path, repeats):
     """Median seconds to execute one prepared submission with and without the sandbox."""
     def run(sandboxed):
         with tempfile.TemporaryDirectory() as scratch:
-            prepared = sanitise(nbformat.read(path, as_version=4), assignment)
+            prepared, _ = sanitize(course, nbformat.read(path, as_version=4), assignment, "bench")
             execute(prepared, Path(scratch), Limits(), sandboxed=sandboxed)
     plain = statistics.median(timed(lambda: run(False)) for _ in range(repeats))
     boxed = statistics.median(timed(lambda: run(True)) for _ in range(repeats))
@@ -70,7 +70,7 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
                 Client(cluster):
             run("Dask, 2 workers", 2, cluster.scheduler_address)
         first = workdir / "submitted" / "student000" / assignment_id / f"{assignment_id}.ipynb"
-        plain, boxed = sandbox_cost(assignment, first, 3)
+        plain, boxed = sandbox_cost(course, assignment, first, 3)
         cost = 100 * (boxed / plain - 1)
         print(f"  one submission executed: plain kernel {plain:.2f} s, sandboxed {boxed:.2f} s"
               f"   sandbox cost {cost:+.1f} % (goal <= +10 %: {'met' if cost <= 10 else 'NOT met'})", file=out)

@@ -1,19 +1,24 @@
 """Admit a submission (trusted side): read it, note tampering, restore locked cells."""
 import logging
 import re
+from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import nbformat
 from nbgrader import utils
+from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde
-from traitlets.config import Config
+from traitlets.config.loader import PyFileConfigLoader
+from traitlets.utils.importstring import import_item
 
-from autograder.grading.score import Result
+from autograder.grading.gradebook import quiet_gradebook
+from autograder.grading.steps import ASSIGNMENT, KEY
 from autograder.statuses import Status
 
-# nbgrader logs "Checksum for grade cell ... has changed!" for every restored test cell, changed or
-# not (hidden tests differ from the release); :func:`tampering` reports real changes instead.
-QUIET = logging.getLogger("finite.sanitise")
+# The batch reports tampering itself (:func:`tampering`, in the notes); nbgrader's log lines about
+# the same cells would only interrupt its progress bar.
+QUIET = logging.getLogger("finite.sanitize")
 QUIET.setLevel(logging.ERROR)
 STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits names on "+"
 
@@ -37,44 +42,75 @@ def tampering(nb, assignment):
     return notes
 
 
-def sanitise(nb, assignment):
-    """nbgrader's own autograde clean-up (its ``sanitize_preprocessors``: clear outputs, restore
-    locked cells, deleted ones too, check metadata)."""
-    resources = {"nbgrader": {"notebook": assignment.assignment_id,
-                              "assignment": assignment.assignment_id, "db_url": assignment.db_url}}
-    config = Config({"OverwriteCells": {"add_missing_cells": True}})
+def restore_unchanged(nb, assignment, info: dict) -> None:
+    """Give each locked cell the learner left as released its gradebook source (hidden tests
+    included) now, as nbgrader's ``OverwriteCells`` would next: it then warns only about cells
+    the learner really changed. ``info``: nbgrader's resources (notebook, assignment, db_url)."""
+    unchanged = [cell for cell in nb.cells if _unchanged(cell, assignment)]
+    if not unchanged:
+        return
+    with quiet_gradebook(info["db_url"]) as gradebook:
+        for cell in unchanged:
+            try:
+                stored = gradebook.find_source_cell(cell.metadata.nbgrader["grade_id"], info["notebook"],
+                                                    info["assignment"])
+            except MissingEntry:
+                continue
+            cell.source = stored.source
+
+
+def _unchanged(cell, assignment) -> bool:
+    original = assignment.release.get(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"))
+    return original is not None and cell.cell_type == original.cell_type and \
+        utils.compute_checksum(cell) == utils.compute_checksum(original)
+
+
+@lru_cache(maxsize=None)
+def course_config(root: str):
+    """The course's nbgrader configuration (``nbgrader_config.py``), read once per process."""
+    return PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
+
+
+def sanitize(course, nb, assignment, student: str):
+    """The course's configured ``Autograde.sanitize_preprocessors`` (``nbgrader_config.py``), as
+    ``nbgrader autograde`` runs them: tampering noted, locked cells restored from the gradebook
+    ``assignment.db_url``. Returns (notebook, notes on tampering)."""
+    config = course_config(str(course.root))
+    resources = {"nbgrader": {"notebook": assignment.assignment_id, "assignment": assignment.assignment_id,
+                              "student": student, "db_url": assignment.db_url}, ASSIGNMENT: assignment}
     for preprocessor in Autograde(config=config).sanitize_preprocessors:
+        preprocessor = import_item(preprocessor) if isinstance(preprocessor, str) else preprocessor
         nb, resources = preprocessor(config=config, log=QUIET).preprocess(nb, resources)
-    return nb
+    return nb, nb.metadata.get(KEY, {}).get("notes", [])
 
 
-def admit(student, path, assignment, digest="", note=""):
-    """Read, check and restore one submission before it runs (trusted side); ``note`` (where the
-    notebook was found) starts its notes.
+@dataclass(frozen=True)
+class Admitted:
+    """What admitting one submission gave: a restored notebook to run (``status`` GRADED), or the
+    status it ends with here (missing, unreadable, invalid id, refused) and no notebook."""
 
-    Returns (Result, None) when it ends here (missing, unreadable), else (None, (notebook, notes)).
-    """
-    first = [note] if note else []
-    zero = {name: 0.0 for name in assignment.tests}
-    base = dict(student=student, assignment=assignment.assignment_id, max_score=assignment.max_score,
-                submission_sha256=digest)
-    if not STUDENT_ID.fullmatch(student):
-        return Result(status=Status.INVALID_ID.value, scores=zero,
-                      notes=[f"the folder name {student!r} is not a valid nbgrader student id "
-                             "(letters, digits and . _ - @ only); rename it and grade again"], **base), None
-    if path is None or not Path(path).is_file():
-        return Result(status=Status.MISSING.value, scores=zero,
-                      notes=[f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb was found"],
-                      **base), None
+    status: Status
+    notes: list
+    nb: object = None  # NotebookNode, restored and ready to run
+
+
+def admit(course, submission, assignment) -> Admitted:
+    """Read, check and restore one submission (a ``batch.Submission``) before it runs (trusted
+    side); where the notebook was found, or why it was refused, starts its notes."""
+    first = [submission.note] if submission.note else []
+    if submission.refused:
+        return Admitted(Status.REFUSED, first)
+    if not STUDENT_ID.fullmatch(submission.student):
+        return Admitted(Status.INVALID_ID, [f"the folder name {submission.student!r} is not a valid nbgrader student "
+                                            "id (letters, digits and . _ - @ only); rename it and grade again"])
+    if submission.path is None or not Path(submission.path).is_file():
+        return Admitted(Status.MISSING, [f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb "
+                                         "was found"])
     try:
-        nb = nbformat.reads(Path(path).read_text(encoding="utf-8"), as_version=4)
+        nb = nbformat.reads(Path(submission.path).read_text(encoding="utf-8"), as_version=4)
         nbformat.validate(nb)
-        notes = first + tampering(nb, assignment)
-        nb = sanitise(nb, assignment)
+        nb, notes = sanitize(course, nb, assignment, submission.student)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        return Result(status=Status.UNREADABLE.value, scores=zero, notes=first + [f"not a readable notebook: {why}"],
-                      **base), None
-    return None, (nb, notes)
-
-
+        return Admitted(Status.UNREADABLE, first + [f"not a readable notebook: {why}"])
+    return Admitted(Status.GRADED, first + notes, nb)

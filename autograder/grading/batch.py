@@ -1,9 +1,9 @@
 """Batch grading: every student of a submitted/ folder, in parallel, resumable, atomic.
 
-The same steps as nbgrader's own autograde (``autograder.grading.pipeline``), spread over a local
-process pool or a Dask cluster: only :func:`~autograder.sandbox.execute.run_in_sandbox` runs on a
-worker; admitting, the reference run (the solutions), judging, feedback, the CSV and the
-gradebook stay in this process.
+A thin adapter over the grading steps (``autograder.grading.steps``) that nbgrader's own
+autograde also runs, spread over a local process pool or a Dask cluster: only
+:func:`~autograder.sandbox.execute.run_in_sandbox` runs on a worker; admitting, the reference run
+(the solutions), judging, the gradebook, feedback and the CSV stay in this process.
 """
 import csv
 import hashlib
@@ -23,11 +23,13 @@ from tqdm import tqdm
 from autograder.course import CourseError, read_notebook
 from autograder.grading.admit import admit
 from autograder.grading.assignment import fingerprint, load_assignment, reference_path, stored_reference
-from autograder.grading.feedback import render
 from autograder.grading.files import write_atomic
-from autograder.grading.gradebook import course_gradebook, record, register_assignment, stage_feedback, submission_timestamp
-from autograder.grading.pipeline import ensure_reference, gradebook_lock, judge, reference_run
+from autograder.grading.gradebook import course_gradebook, register_assignment, stage_feedback, submission_timestamp
 from autograder.grading.score import Result
+from autograder.grading.steps import (
+    Final, ensure_reference, gradebook_lock, judge, record, reference_run, render, review_flags, stored_record,
+    write_autograded,
+)
 from autograder.release import generate
 from autograder.sandbox.bubblewrap import Limits, SandboxError, check_layout
 from autograder.sandbox.execute import run_in_sandbox
@@ -50,6 +52,7 @@ class Batch:
 
     results: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)  # student -> "kept" or why it was graded
+    finals: dict = field(default_factory=dict)  # student -> Final (the gradebook's, manual grades included)
 
 
 def prepare_assignment(course, assignment_id, workdir):
@@ -61,12 +64,11 @@ def prepare_assignment(course, assignment_id, workdir):
 
 
 @contextmanager
-def reference(course, assignment, limits):
+def reference(course, assignment, limits, stamp):
     """Fill ``assignment.reference``: from the course's cache, else from a run of the solutions
     that starts now in a local process (never on a Dask worker: it holds the solutions), beside the
     students' runs. The body submits the students; the run is checked and cached when it ends."""
-    cached = stored_reference(reference_path(course, assignment.assignment_id,
-                                             fingerprint(course, assignment.assignment_id, limits)))
+    cached = stored_reference(reference_path(course, assignment.assignment_id, stamp))
     if cached is not None:
         assignment.reference = cached
         yield
@@ -78,7 +80,7 @@ def reference(course, assignment, limits):
         except BaseException:
             running.cancel()
             raise
-        ensure_reference(course, assignment, limits, run=running.result())
+        ensure_reference(course, assignment, limits, stamp, run=running.result())
 
 
 def released_notebook(course, assignment_id):
@@ -143,22 +145,57 @@ def finished(out, student, digest, assignment_id, stamp) -> tuple:
     return earlier, "kept"
 
 
-def finish(result, nb, run, assignment, out, stamp, gradebook, course, submission):
-    """Write one student's feedback page, then the result (last, so a result means done), then
-    what nbgrader's autograde leaves: the autograded notebook, the gradebook entry, and the page
-    where ``nbgrader release_feedback`` finds it."""
-    result.fingerprint, result.submitted_at = stamp, submission_timestamp(submission.path)
-    page = Path(out) / "feedback" / result.student / f"{assignment.assignment_id}.html"
-    write_atomic(page, render(result, nb, assignment, run.shown if run else {}))
-    write_atomic(result_path(out, result.student), result.to_json())
-    if gradebook:
-        if nb is not None:
-            write_atomic(course.root / "autograded" / result.student / assignment.assignment_id /
-                         f"{assignment.assignment_id}.ipynb", nbformat.writes(nb))
-        with gradebook_lock(course):
-            record(gradebook, result)
-        stage_feedback(course, submission.path, result.student, assignment.assignment_id, page)
-    return result
+@dataclass(frozen=True)
+class Publisher:
+    """Where one run's results go: the feedback pages and results under ``out``, and (when
+    ``gradebook``) what nbgrader's autograde leaves: the autograded notebook, the gradebook entry,
+    the page where ``nbgrader release_feedback`` finds it."""
+
+    course: object
+    assignment: object
+    out: Path
+    gradebook: object = None
+
+    def publish(self, result: Result, nb, shown: dict, submission) -> Final:
+        """Record, then write the page, then the result (last: a result file means done)."""
+        final = Final.of(result)
+        if self.gradebook is not None:
+            if nb is not None:
+                write_autograded(self.course, result, nb)
+            with gradebook_lock(self.course):
+                final = record(self.gradebook, result, self.assignment.assignment_id,
+                               review_flags(result, self.assignment))
+        page = self.out / "feedback" / result.student / f"{self.assignment.assignment_id}.html"
+        write_atomic(page, render(result, final, nb, self.assignment, shown))
+        write_atomic(result_path(self.out, result.student), result.to_json())
+        if self.gradebook is not None:
+            stage_feedback(self.course, submission.path, result.student, self.assignment.assignment_id, page)
+        return final
+
+    def kept(self, result: Result, submission) -> Final:
+        """An earlier result: recorded again, and its page rendered again from the autograded
+        notebook with the gradebook's grades now (manual grades and comments), running nothing."""
+        if self.gradebook is None:
+            return Final.of(result)
+        path = self.course.root / "autograded" / result.student / result.assignment / f"{result.assignment}.ipynb"
+        try:
+            nb = read_notebook(path)
+            stored, shown = stored_record(nb)
+        except (CourseError, OSError):
+            stored = None
+        if stored != result:  # no autograded notebook of this result: its page stays as written
+            with gradebook_lock(self.course):
+                return record(self.gradebook, result, self.assignment.assignment_id,
+                              review_flags(result, self.assignment))
+        return self.publish(result, nb, shown, submission)
+
+
+def ended_early(submission, assignment, status: Status, notes: list, digest: str = "", stamp: str = "") -> Result:
+    """The result of a student graded without running anything: zero on every test."""
+    return Result(student=submission.student, assignment=assignment.assignment_id, status=status,
+                  scores={name: 0.0 for name in assignment.tests}, max_score=assignment.max_score,
+                  submission_sha256=digest, fingerprint=stamp, submitted_at=submission_timestamp(submission.path),
+                  notes=notes)
 
 
 def sandbox_result(future, notebook_json, limits):
@@ -176,60 +213,77 @@ def sandbox_result(future, notebook_json, limits):
                                         "(run alone, it died again); the other students were graded") from None
 
 
-def grader_error(submission, assignment, digest, error) -> Result:
+def grader_error(submission, assignment, digest, stamp, error) -> Result:
     """The result of a student whose grading failed in the grader itself (not in their code)."""
     why = str(error).strip().splitlines()[0][:200] if str(error).strip() else ""
-    return Result(student=submission.student, assignment=assignment.assignment_id, status=Status.GRADER_ERROR,
-                  scores={name: 0.0 for name in assignment.tests}, max_score=assignment.max_score,
-                  submission_sha256=digest, notes=[f"grader error: {type(error).__name__}: {why}"])
+    return ended_early(submission, assignment, Status.GRADER_ERROR, [f"grader error: {type(error).__name__}: {why}"],
+                       digest, stamp)
 
 
-def write_table(results, assignment, out):
-    """grades.csv: one row per student; ``review`` lists code the instructor should read."""
+def write_table(results, finals: dict, assignment, out):
+    """grades.csv: one row per student, the final grades (a manual score overrides the judged one;
+    ``graded_by_hand`` names those cells); ``review`` lists code the instructor should read."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests, "notes", "review"])
+    writer.writerow(["student", "assignment", "status", "score", "max_score", *assignment.tests, "graded_by_hand",
+                     "notes", "review"])
     for r in sorted(results, key=lambda r: r.student):
-        writer.writerow([r.student, r.assignment, r.status, f"{r.score:g}", f"{r.max_score:g}",
-                         *(f"{r.scores.get(t, 0):g}" for t in assignment.tests), "; ".join(r.notes),
-                         "; ".join(r.review)])
+        final = finals[r.student]
+        writer.writerow([r.student, r.assignment, r.status, f"{final.score:g}", f"{r.max_score:g}",
+                         *(f"{final.scores.get(t, 0):g}" for t in assignment.tests), " ".join(sorted(final.manual)),
+                         "; ".join(r.notes), "; ".join(r.review)])
     write_atomic(Path(out) / "grades.csv", buffer.getvalue())
 
 
-def write_summary(results, assignment, out) -> None:
-    """summary.png: full marks per test cell, how many students got each total, and the statuses."""
-    from collections import Counter
+@dataclass(frozen=True)
+class ClassSummary:
+    """What summary.png plots, from the final grades (manual scores included)."""
 
+    full_marks: dict  # test grade_id -> students with full marks on it
+    totals: dict  # final score -> students, for those whose notebook ran
+    statuses: dict  # status -> students
+    students: int
+
+    @classmethod
+    def of(cls, results, finals: dict, assignment) -> "ClassSummary":
+        from collections import Counter
+
+        # Students with no notebook to grade are in the status panel, not a score of 0.
+        ran = [r for r in results if r.status not in (Status.MISSING, Status.UNREADABLE, Status.INVALID_ID,
+                                                      Status.REFUSED, Status.GRADER_ERROR)]
+        return cls(full_marks={t: sum(finals[r.student].scores.get(t, 0) >= p for r in results)
+                               for t, p in assignment.tests.items()},
+                   totals=dict(sorted(Counter(round(finals[r.student].score, 2) for r in ran).items())),
+                   statuses=dict(Counter(str(r.status) for r in results)), students=len(results))
+
+
+def write_summary(results, finals: dict, assignment, out) -> None:
+    """summary.png: full marks per test cell, how many students got each total, and the statuses."""
     from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
-    fig = Figure(figsize=(13, 4))
-    cells, totals, statuses = fig.subplots(1, 3, gridspec_kw={"width_ratios": [2, 1.5, 1]})
-    tests = list(assignment.tests)
-    passed = [sum(r.scores.get(t, 0) >= p for r in results) for t, p in assignment.tests.items()]
+    data = ClassSummary.of(results, finals, assignment)
+    fig = Figure(figsize=(13, 4.4), layout="constrained")
+    cells, totals, statuses = fig.subplots(1, 3, width_ratios=[2, 1.5, 1])
+    tests, passed = list(data.full_marks), list(data.full_marks.values())
     cells.barh(tests, passed, color="#1a7f37", label="full marks")
-    cells.barh(tests, [len(results) - n for n in passed], left=passed, color="#cf222e", label="not")
-    cells.set_xlabel(f"students, of {len(results)}")
+    cells.barh(tests, [data.students - n for n in passed], left=passed, color="#cf222e", label="not")
+    cells.set_xlabel(f"students, of {data.students}")
     cells.xaxis.set_major_locator(MaxNLocator(integer=True))
     cells.invert_yaxis()
-    cells.legend(loc="upper left", bbox_to_anchor=(0, -0.12), ncols=2, frameon=False)
     cells.set_title("per test cell")
-    # Students with no notebook to grade are in the status panel, not a score of 0 here.
-    scored = [r for r in results if r.status not in (Status.MISSING, Status.UNREADABLE, Status.INVALID_ID,
-                                                     Status.REFUSED, Status.GRADER_ERROR)]
-    counts = Counter(round(r.score, 2) for r in scored)
-    totals.bar([f"{score:g}" for score in sorted(counts)], [counts[score] for score in sorted(counts)], color="#0969da")
+    cells.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False, fontsize="small")
+    totals.bar([f"{score:g}" for score in data.totals], list(data.totals.values()), color="#0969da")
     totals.yaxis.set_major_locator(MaxNLocator(integer=True))
     totals.set_xlabel(f"score (max {assignment.max_score:g})")
     totals.set_ylabel("students")
-    totals.set_title(f"total: one bar per score ({len(scored)} graded)")
-    by_status = Counter(r.status for r in results)
-    statuses.barh(list(by_status), list(by_status.values()), color="#8250df")
+    totals.set_title(f"totals of the {sum(data.totals.values())} whose notebook ran")
+    statuses.barh(list(data.statuses), list(data.statuses.values()), color="#8250df")
     statuses.xaxis.set_major_locator(MaxNLocator(integer=True))
     statuses.invert_yaxis()
+    statuses.set_xlabel("students")
     statuses.set_title("status")
-    fig.suptitle(f"{assignment.assignment_id}: {len(results)} students")
-    fig.tight_layout()
+    fig.suptitle(f"{assignment.assignment_id}: {data.students} students")
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=100)
     write_atomic(Path(out) / "summary.png", buffer.getvalue())
@@ -289,15 +343,14 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         if gradebook:
             with gradebook_lock(course):
                 register_assignment(gradebook, assignment.db_url, assignment_id)
+        publisher = Publisher(course, assignment, out, gradebook)
         todo = []
         for submission in submissions:
             digest = sha256(submission.path)
             earlier, reason = finished(out, submission.student, digest, assignment_id, stamp)
             if earlier and not regrade:
                 batch.results.append(earlier)
-                if gradebook:
-                    with gradebook_lock(course):
-                        record(gradebook, earlier)
+                batch.finals[earlier.student] = publisher.kept(earlier, submission)
             else:
                 todo.append((submission, digest))
             batch.reasons[submission.student] = "forced" if regrade else reason
@@ -306,41 +359,41 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                   file=sys.stderr)
         bar = tqdm(total=len(submissions), initial=len(batch.results), unit="student", disable=not progress,
                    desc=f"grading {assignment_id}", file=sys.stderr)
+
+        def publish(result, nb, shown, submission):
+            batch.results.append(result)
+            batch.finals[result.student] = publisher.publish(result, nb, shown, submission)
+            bar.set_postfix_str(f"{result.student}: {result.status}")
+            bar.update()
+
         futures, ended = {}, []
         try:
-            with reference(course, assignment, limits):
+            with reference(course, assignment, limits, stamp):
                 for submission, digest in todo:
-                    if submission.refused:
-                        ended.append((Result(student=submission.student, assignment=assignment_id,
-                                             status=Status.REFUSED, scores={t: 0.0 for t in assignment.tests},
-                                             max_score=assignment.max_score, notes=[submission.note]), submission))
-                        continue
-                    early, admitted = admit(submission.student, submission.path, assignment, digest, submission.note)
-                    if early:
-                        ended.append((early, submission))
+                    admitted = admit(course, submission, assignment)
+                    if admitted.nb is None:
+                        ended.append((ended_early(submission, assignment, admitted.status, admitted.notes, digest,
+                                                  stamp), submission))
                     else:
-                        nb, notes = admitted
-                        job = nbformat.writes(nb)
-                        futures[pool.submit(run_in_sandbox, job, limits)] = (submission, digest, notes, job)
-            for early, submission in ended:
-                batch.results.append(finish(early, None, None, assignment, out, stamp, gradebook, course, submission))
-                bar.update()
+                        job = nbformat.writes(admitted.nb)
+                        futures[pool.submit(run_in_sandbox, job, limits)] = (submission, digest, admitted.notes, job)
+            for result, submission in ended:
+                publish(result, None, {}, submission)
             for future in as_completed(futures):
                 submission, digest, notes, job = futures[future]
                 try:
                     run = sandbox_result(future, job, limits)
-                    result, nb = judge(submission.student, run, notes, assignment, limits, digest)
+                    result, nb = judge(submission.student, run, notes, assignment, limits, digest, stamp,
+                                       submission_timestamp(submission.path))
                 except Exception as error:  # the grader's failure on one student, never the batch's
-                    result, nb, run = grader_error(submission, assignment, digest, error), None, None
-                batch.results.append(finish(result, nb, run, assignment, out, stamp, gradebook, course, submission))
-                bar.set_postfix_str(f"{submission.student}: {result.status}")
-                bar.update()
+                    result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
+                publish(result, nb, run.shown if run else {}, submission)
         except BaseException:
             for f in futures:
                 f.cancel()
             raise
         finally:
             bar.close()
-        write_table(batch.results, assignment, out)
-        write_summary(batch.results, assignment, out)
+        write_table(batch.results, batch.finals, assignment, out)
+        write_summary(batch.results, batch.finals, assignment, out)
     return batch

@@ -18,13 +18,18 @@ TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templat
 MAX_OUTPUTS = 20  # outputs shown per answer cell
 
 
-def render(result, nb, assignment, shown: dict) -> str:
-    """The feedback page for one student. ``nb``: the executed notebook (for the answer cells'
-    source), or None; ``shown``: {cell index (as str or int): [{"kind", "text"}]} from the sandbox."""
-    rows = [{"name": name, "points": points, "got": result.scores.get(name, 0.0),
-             "verdict": "passed" if result.scores.get(name, 0.0) >= points else "failed",
-             "why": result.errors.get(name, "")}
-            for name, points in assignment.tests.items()]
+def render(result, final, nb, assignment, shown: dict) -> str:
+    """The feedback page for one student. ``final``: the grades nbgrader holds (``steps.Final``: a
+    manual score overrides the judged one; the instructor's comments); ``nb``: the executed notebook
+    (for the answer cells' source), or None; ``shown``: {cell index (as str or int): [{"kind",
+    "text"}]} from the sandbox."""
+    rows = []
+    for name, points in assignment.tests.items():
+        got = final.scores.get(name, 0.0)
+        rows.append({"name": name, "points": points, "got": got,
+                     "verdict": "passed" if got >= points else "failed",
+                     "why": result.errors.get(name, "") if name not in final.manual or got < points else "",
+                     "by_hand": name in final.manual, "comment": final.comments.get(name, "")})
     shown = {int(k): v for k, v in (shown or {}).items()}
     answers, first_test = [], None
     for index, cell in enumerate(nb.cells if nb is not None else []):
@@ -38,5 +43,5 @@ def render(result, nb, assignment, shown: dict) -> str:
             answers.append({"grade_id": meta.get("grade_id", ""), "source": cell.source, "outputs": outputs,
                             "after_tests": first_test is not None and index > first_test})
     return TEMPLATES.get_template("feedback.html.j2").render(
-        title=f"{result.assignment}: feedback for {result.student}", result=result,
+        title=f"{result.assignment}: feedback for {result.student}", result=result, final=final,
         status_text=STATUS_TEXT[result.status], rows=rows, answers=answers)

@@ -11,21 +11,23 @@ from nbgrader.utils import parse_utc
 from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
 from autograder.course import CourseError
-from autograder.statuses import Status
 
 
 @contextmanager
-def course_gradebook(course):
-    """The course's gradebook (``gradebook.db`` at the course root); CourseError if unusable."""
+def quiet_gradebook(db_url: str, course_id: str | None = None):
+    """nbgrader's Gradebook at ``db_url``, without the SQLAlchemy warnings its own session use
+    raises (objects not in the session: noise); CourseError if unusable."""
     try:
-        with warnings.catch_warnings(), \
-                Gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course_id=course.course_id) as gradebook:
-            # nbgrader's own session use makes SQLAlchemy warn about objects not in the session: noise.
+        with warnings.catch_warnings(), Gradebook(db_url, **({"course_id": course_id} if course_id else {})) as gradebook:
             warnings.simplefilter("ignore", SAWarning)
             yield gradebook
     except SQLAlchemyError as error:
-        raise CourseError(f"the course gradebook {course.root / 'gradebook.db'} cannot be written: "
-                          f"{str(error).splitlines()[0][:200]}") from None
+        raise CourseError(f"the gradebook {db_url} cannot be written: {str(error).splitlines()[0][:200]}") from None
+
+
+def course_gradebook(course):
+    """The course's gradebook (``gradebook.db`` at the course root)."""
+    return quiet_gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course.course_id)
 
 
 def register_assignment(gradebook, generated, assignment_id: str) -> None:
@@ -46,13 +48,11 @@ def register_assignment(gradebook, generated, assignment_id: str) -> None:
                                                        checksum=cell.checksum)
 
 
-def record(gradebook, result) -> None:
+def record_scores(gradebook, result, notebook: str, flags: dict) -> None:
     """Write one student's judged scores as nbgrader's ``SaveAutoGrades`` would: ``auto_score``
-    only, so a score set by hand in the Formgrader survives (and the cell is flagged for a look).
-    All of them, or (on any failure) none. A folder whose name is no valid student id is not
-    recorded."""
-    if result.status == Status.INVALID_ID:
-        return
+    only, so a score set by hand in the Formgrader survives; a cell is flagged
+    ``needs_manual_grade`` when it has a manual score or a reason in ``flags`` ({test: why}).
+    All of them, or (on any failure) none."""
     assignment_id, student = result.assignment, result.student
     gradebook.update_or_create_student(student)
     timestamp = parse_utc(result.submitted_at) if result.submitted_at else None
@@ -66,15 +66,39 @@ def record(gradebook, result) -> None:
         created = True
     try:
         for test, points in result.scores.items():
-            grade = gradebook.find_grade(test, assignment_id, assignment_id, student)
+            grade = gradebook.find_grade(test, notebook, assignment_id, student)
             grade.auto_score = points
-            grade.needs_manual_grade = grade.manual_score is not None
+            grade.needs_manual_grade = grade.manual_score is not None or test in flags
         gradebook.db.commit()
     except BaseException:
         gradebook.db.rollback()
         if created:
             gradebook.remove_submission(assignment_id, student)
         raise
+
+
+def final_grades(gradebook, result, notebook: str, answer_of) -> dict | None:
+    """The final grades nbgrader holds for ``result``'s student, or None when it holds none:
+    ``scores`` (the gradebook's own ``score``: a manual score overrides the automatic one),
+    ``comments`` (the instructor's comment on each test's answer cell, ``answer_of(test)``) and
+    ``manual`` (the tests scored by hand)."""
+    scores, comments, manual = {}, {}, set()
+    try:
+        for test in result.scores:
+            grade = gradebook.find_grade(test, notebook, result.assignment, result.student)
+            scores[test] = float(grade.score)
+            if grade.manual_score is not None:
+                manual.add(test)
+    except MissingEntry:
+        return None
+    for test in scores:
+        try:
+            text = gradebook.find_comment(answer_of(test), notebook, result.assignment, result.student).manual_comment
+        except MissingEntry:
+            continue
+        if text and text.strip():
+            comments[test] = text.strip()
+    return {"scores": scores, "comments": comments, "manual": frozenset(manual)}
 
 
 def submission_timestamp(path) -> str:

@@ -8,7 +8,9 @@ from dataclasses import asdict, dataclass, field
 import nbformat
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
-from autograder.grading.method_rules import AnswerSyntaxError, dynamic_lookups, forbidden_uses
+from autograder.grading.method_rules import (AnswerSyntaxError, dynamic_lookups, judge, parse,
+                                               rebinding_problems, released_imports, released_names,
+                                               student_cells)
 from autograder.sandbox.caps import limit_outcome, notebook_errors
 from autograder.sandbox.execute import cell_label
 from autograder.statuses import Status
@@ -225,27 +227,31 @@ def outcome_notes(nb, outcome, limits, usage, run=None):
 
 
 def method_problems(nb, assignment) -> dict:
-    """{test grade_id: why it scores 0} for answer cells that break their exercise's method rule
-    or do not parse (read from the learner's source, outside the kernel)."""
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in code
-             if c.metadata.get("nbgrader", {}).get("solution")}
+    """{test grade_id: why it scores 0} for answer cells that do not parse, and for exercises whose
+    method rule (an allowlist) the learner's code breaks: the code that defines the graded name,
+    wherever it is, and anything in a cell they wrote that could rebind names unseen (read from
+    the learner's source, outside the kernel)."""
+    cells = student_cells(nb, assignment.released_code)
+    labels = {c.label: c for c in cells}
+    imports = released_imports(nb, assignment.released_code)
+    notebook_names = released_names(nb, assignment.released_code)
+    rebinding = rebinding_problems(cells, imports) if assignment.rules else []
     problems = {}
     for test in assignment.tests:
-        answer, forbid = assignment.rules.get(test, (test.removeprefix("test_"), []))
-        if answer not in cells:
+        answer, allow = assignment.rules.get(test, (test.removeprefix("test_"), None))
+        if answer not in labels:
             continue
-        # The learner's other cells count wherever this answer uses what they define; the
-        # notebook's own unchanged cells only for their imports (the set-up cell's `F`).
-        context = [(c.source, c.source in assignment.released_code and not c.metadata.get("nbgrader", {}).get("solution"))
-                   for c in code if c is not cells[answer] and not c.metadata.get("nbgrader", {}).get("locked")]
         try:
-            used = forbidden_uses(cells[answer].source, forbid, context)
+            parse(labels[answer].source)
         except AnswerSyntaxError as error:
             problems[test] = f"your answer cell {answer} is not valid Python ({error})"
             continue
-        if used:
-            problems[test] = f"calls {', '.join(used)}, which this exercise asks you not to use"
+        if allow is None:
+            continue
+        found = judge(cells, imports, notebook_names, answer, answer, allow) + rebinding
+        if found:
+            more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+            problems[test] = "this exercise's method rule: " + "; ".join(found[:3]) + more
     return problems
 
 
@@ -263,14 +269,17 @@ def review_notes(nb, assignment) -> list:
     return notes[:20]
 
 
-def conclude(student: str, run, notes: list, assignment, limits, digest: str = "") -> tuple:
-    """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`. Returns
-    (Result, executed notebook)."""
+def conclude(student: str, run, notes: list, assignment, limits, digest: str = "", stamp: str = "",
+             submitted_at: str = "") -> tuple:
+    """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`; ``stamp``: the
+    fingerprint it was graded with; ``submitted_at``: nbgrader's timestamp. Returns (Result,
+    executed notebook)."""
     nb = nbformat.reads(run.executed, as_version=4)
     scores, errors, visible, judged = score(nb, set(run.ran), assignment, run, limits)
     for test, why in method_problems(nb, assignment).items():
         scores[test], judged[test], errors[test] = 0.0, 0.0, why
     status, more = outcome_notes(nb, run.outcome, limits, run.usage, run)
     return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
-                  max_score=assignment.max_score, submission_sha256=digest, notes=notes + more, errors=errors,
-                  caught_by_visible=visible, judged=judged, review=review_notes(nb, assignment)), nb
+                  max_score=assignment.max_score, submission_sha256=digest, fingerprint=stamp,
+                  submitted_at=submitted_at, notes=notes + more, errors=errors, caught_by_visible=visible,
+                  judged=judged, review=review_notes(nb, assignment)), nb
