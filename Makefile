@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab lab-instructor test test-fast env sysdeps release check bench clean
+.PHONY: lab lab-instructor test test-fast env sysdeps release check bench kit clean
 
 env: $(STAMP)
 
@@ -59,6 +59,11 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m autograder bench
+
+# What students get (README, Instructors): `make kit KIT=../finite-kit`, a new or empty folder.
+KIT ?= ../finite-kit
+kit: $(STAMP)
+	$(BIN)/python -m autograder kit $(KIT)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

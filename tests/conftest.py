@@ -25,3 +25,12 @@ def run_cli(*args, cwd=ROOT, timeout=3600):
         [sys.executable, "-m", "autograder", *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout,
     )
+
+
+@pytest.fixture(scope="session")
+def kit_env(course, tmp_path_factory):
+    """The learner kit set up as its README says, once per session: (kit folder, its venv's Python)."""
+    from kit_setup import kit_venv
+
+    kit = tmp_path_factory.mktemp("kit-env") / "finite-kit"
+    return kit, kit_venv(course, kit)
