@@ -1,12 +1,14 @@
-# Wrong: scales the tolerance by each entry's own size (a relative tolerance). An entry near
-# zero that came out of large terms, or out of cancellation, carries an error far larger than
-# its own size allows.
-def compiled_close(eager, compiled, n):
-    if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
+# Wrong: scales by each entry's own size, n * eps * |eager_i| (a relative tolerance), not by its
+# terms. An entry near zero that came out of large terms carries the rounding of those terms.
+def compiled_close(eager, compiled, n, terms):
+    if not (eager.shape == compiled.shape == terms.shape) or eager.dtype != compiled.dtype:
         raise ValueError("shapes or dtypes differ")
-    if not eager.dtype.is_floating_point or n < 1:
-        raise ValueError("need floating-point tensors and n >= 1")
-    e, c = eager.double(), compiled.double()
+    if not eager.dtype.is_floating_point:
+        raise ValueError("need floating-point tensors")
+    u = torch.finfo(eager.dtype).eps / 2
+    if n < 1 or n * u >= 1:
+        raise ValueError("no bound for this n")
+    e, c = eager.detach().double(), compiled.detach().double()
     finite = torch.isfinite(e)
     if not torch.equal(finite, torch.isfinite(c)) or not torch.equal(e.isnan(), c.isnan()):
         return False

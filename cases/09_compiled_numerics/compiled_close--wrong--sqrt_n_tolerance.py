@@ -1,21 +1,21 @@
-# Wrong: a tolerance of sqrt(n) * eps * scale, the typical error of n random roundings, not the
-# bound: an honest sequential float32 sum that rounds down at every step fails it.
+# Wrong: 2 * sqrt(n) * u * terms, the typical error of n random roundings (01, section 5), not the
+# bound: an honest left-to-right float32 sum that rounds down at every step fails it.
 import math
 
 
-def compiled_close(eager, compiled, n):
-    if eager.shape != compiled.shape or eager.dtype != compiled.dtype:
+def compiled_close(eager, compiled, n, terms):
+    if not (eager.shape == compiled.shape == terms.shape) or eager.dtype != compiled.dtype:
         raise ValueError("shapes or dtypes differ")
-    if not eager.dtype.is_floating_point or n < 1:
-        raise ValueError("need floating-point tensors and n >= 1")
+    if not eager.dtype.is_floating_point:
+        raise ValueError("need floating-point tensors")
+    u = torch.finfo(eager.dtype).eps / 2
+    if n < 1 or n * u >= 1:
+        raise ValueError("no bound for this n")
     e, c = eager.detach().double(), compiled.detach().double()
     finite = torch.isfinite(e)
     if not torch.equal(finite, torch.isfinite(c)) or not torch.equal(e.isnan(), c.isnan()):
         return False
     if not torch.equal(e[torch.isinf(e)], c[torch.isinf(e)]):
         return False
-    if not bool(finite.any()):
-        return True
-    scale = e[finite].abs().max().item()
-    tolerance = math.sqrt(n) * torch.finfo(eager.dtype).eps * scale
-    return bool(((c[finite] - e[finite]).abs() <= tolerance).all())
+    tolerance = 2 * math.sqrt(n) * u * terms.detach().double()
+    return bool(((c - e)[finite].abs() <= tolerance[finite]).all())
