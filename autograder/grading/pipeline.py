@@ -41,11 +41,12 @@ def _assignment(root: str, assignment_id: str):
 
 
 @lru_cache(maxsize=None)
-def _prepared(root: str, assignment_id: str, limits: Limits):
-    """The assignment with its reference, built or read once per process."""
+def _prepared(root: str, assignment_id: str, limits: Limits) -> tuple:
+    """(the assignment with its reference, the fingerprint), built or read once per process."""
     course, assignment = Course(root), _assignment(root, assignment_id)
-    ensure_reference(course, assignment, limits, fingerprint(course, assignment_id, limits))
-    return assignment
+    stamp = fingerprint(course, assignment_id, limits)
+    ensure_reference(course, assignment, limits, stamp)
+    return assignment, stamp
 
 
 class NoteSubmission(NbGraderPreprocessor):
@@ -85,9 +86,8 @@ class JudgeGrades(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         course, info = _course(self), resources["nbgrader"]
         run, notes, limits = resources.pop(KEY)
-        assignment = _prepared(str(course.root), info["assignment"], limits)
-        result, nb = judge(info["student"], run, notes, assignment, limits,
-                           stamp=fingerprint(course, info["assignment"], limits))
+        assignment, stamp = _prepared(str(course.root), info["assignment"], limits)
+        result, nb = judge(info["student"], run, notes, assignment, limits, stamp=stamp)
         flags = review_flags(result, assignment)
         with gradebook_lock(course), quiet_gradebook(info["db_url"]) as gradebook:
             grades = record(gradebook, result, info["notebook"], flags)
