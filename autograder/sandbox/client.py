@@ -89,11 +89,23 @@ def _tail(path) -> str:
     return text.splitlines()[-1] if text else "no message"
 
 
+def _die_with_parent():
+    """SIGKILL this process when the worker that started it dies (Linux ``PR_SET_PDEATHSIG``),
+    so the kernel (``bwrap --die-with-parent``) goes too."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    if os.getppid() == 1:  # the worker died before that took effect
+        os._exit(1)
+
+
 def main(job_path, result_path):
     """Run the job the worker wrote; write the report to ``result_path`` (atomically)."""
     from autograder.sandbox.bubblewrap import kernel_manager_class
     from autograder.sandbox.execute import run_metered, where_it_stopped
 
+    _die_with_parent()
     job = pickle.loads(Path(job_path).read_bytes())
     Path(job_path).unlink()
     scratch, limits, enclosure = Path(job["scratch"]), job["limits"], job["enclosure"]
