@@ -225,7 +225,7 @@ class ValueDescription:
     stored: float      # the value the format holds
     abs_error: float   # |stored - value|
     rel_error: float   # abs_error / |value| (0 for a zero input)
-    spacing: float | None  # gap between neighbouring values here (None: beyond the format)
+    spacing: float | None  # gap between neighbouring values here (None: beyond the format, or stored as inf)
     status: str        # one of STATUSES
 
 
@@ -258,7 +258,7 @@ def describe_value(value, dtype_name):
     return ValueDescription(
         dtype=dtype_name, value=value, as_float32=as_float32, stored=stored, abs_error=error,
         rel_error=error / abs(value) if value else 0.0,
-        spacing=None if math.isnan(gap) else gap, status=status,
+        spacing=None if math.isnan(gap) or math.isinf(stored) else gap, status=status,
     )
 
 
@@ -285,8 +285,11 @@ def _why(d, regions):
 
 
 def spacing_text(description) -> str:
-    """The spacing of a :class:`ValueDescription` to 4 digits, or why there is none."""
-    return "n/a (beyond the largest binade)" if description.spacing is None else _g(description.spacing, 4)
+    """The spacing of a :class:`ValueDescription` to 4 digits, or why there is none: inf has no
+    neighbours to be apart from, and beyond the largest binade the format has no numbers."""
+    if description.spacing is not None:
+        return _g(description.spacing, 4)
+    return "n/a (stored as inf)" if math.isinf(description.stored) else "n/a (beyond the largest binade)"
 
 
 def value_report(description):

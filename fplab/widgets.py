@@ -617,6 +617,9 @@ def loss_scale_explorer(log2_scale=0, dtype="float16", grad_magnitudes=None):
 # accumulation explorer
 
 _METHOD_COLOURS = {"naive": "#e4572e", "pairwise": "#1f77b4", "kahan": "#2ca02c", "stochastic": "#9467bd"}
+# pairwise and kahan often give the same totals: pairwise is a wide pale band drawn first, so the
+# thin kahan line on top of it leaves it visible on both sides
+_METHOD_STYLES = {"pairwise": dict(lw=5.0, alpha=0.45, solid_capstyle="butt")}
 _ERROR_FLOOR = 1e-9  # a relative error of exactly 0 is drawn here on the log axis
 
 
@@ -658,8 +661,9 @@ def accumulation_explorer(data=explore.ACCUMULATION_DATA[0], dtype="float16", n=
     errors_ax.set_title(f"relative error (0 drawn at {_ERROR_FLOOR:g})", fontsize=10)
     dynamic = {}
     for method, colour in _METHOD_COLOURS.items():
-        dynamic[f"total {method}"] = totals_ax.plot([], [], color=colour, lw=1.6)[0]
-        dynamic[method] = errors_ax.plot([], [], color=colour, lw=1.6, label=method)[0]
+        style = dict(color=colour, lw=1.6) | _METHOD_STYLES.get(method, {})
+        dynamic[f"total {method}"] = totals_ax.plot([], [], **style)[0]
+        dynamic[method] = errors_ax.plot([], [], label=method, **style)[0]
     # The exact sum last, so it is drawn over the methods that match it: dashed black, white gaps.
     dynamic["exact"] = totals_ax.plot([], [], color="black", ls=(0, (4, 3)), lw=1.8, label="exact",
                                       gapcolor="white")[0]

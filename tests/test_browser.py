@@ -79,10 +79,11 @@ def run_all(page):
 
 
 def wait_all_ran(page, timeout=180_000):
-    """Every code cell shows an execution count (not blank, not '*')."""
+    """Every code cell shows an execution count (not blank, not '*'); a folded input's placeholder
+    has a prompt that never shows one, so it is left out."""
     page.wait_for_function(
         """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt')];
+            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')];
             return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
         }""", timeout=timeout)
 

@@ -57,6 +57,9 @@ def dtype_text(value, name="float16"):
 def test_dtype_explorer_keys_typing_bits_and_steps(lab, page):
     run_notebook(page, lab, "notebooks/01_dtype_explorer.ipynb")
     assert page.locator("pre.fplab-evidence").count() == 0  # Run All prints no answer
+    # nor shows the code that states it: every evidence cell's input is folded
+    assert page.locator(".jp-CodeCell .jp-InputPlaceholder").count() == 6
+    assert not page.get_by_text('describe_value(65520.0, "float16").status == "overflow"').is_visible()
     wait_text(page, READOUT, 0, dtype_text(10**4.8))  # question 1's explorer
     press(slider(page, "log10 |x|: decade"), "ArrowRight")  # one key press, one decade
     wait_text(page, READOUT, 0, dtype_text(10**5.8))
@@ -111,6 +114,20 @@ def test_accumulation_exact_line_is_on_top_and_in_the_legend():
     exact = next(i for i, line in enumerate(totals) if line.get_label() == "exact")
     assert exact == len(totals) - 2  # after the four running totals (drawn in this order), before the cursor
     assert totals[exact].get_linestyle() != "-" and totals[exact].get_alpha() in (None, 1)
+
+
+def test_accumulation_pairwise_stays_visible_under_kahan():
+    """pairwise and kahan often give the same totals: pairwise is drawn first and wider, so the
+    kahan line on top of it cannot hide it (in both panels)."""
+    from fplab import widgets
+
+    figure = widgets.accumulation_explorer(n=10_000).figure
+    for lines in (figure.axes[0].lines, figure.axes[1].lines):
+        colours = [line.get_color() for line in lines]
+        pairwise = lines[colours.index(widgets._METHOD_COLOURS["pairwise"])]
+        kahan = lines[colours.index(widgets._METHOD_COLOURS["kahan"])]
+        assert lines.index(pairwise) < lines.index(kahan)
+        assert pairwise.get_linewidth() >= 2.5 * kahan.get_linewidth()
 
 
 def scaler_text(run, step):

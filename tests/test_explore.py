@@ -216,6 +216,10 @@ def test_spacing_is_none_beyond_the_format():
     assert explore.describe_value(1e5, "float16").spacing is None
     assert explore.describe_value(1e39, "float32").spacing is None
     assert explore.spacing_at(65535.0, "float16") == 32.0
+    # 65520 lies in float16's top binade, but it is stored as inf: no spacing to report there
+    assert explore.spacing_at(65520.0, "float16") == 32.0
+    assert explore.describe_value(65520.0, "float16").spacing is None
+    assert explore.describe_value(-65520.0, "float16").spacing is None
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -355,7 +359,7 @@ def test_value_report_text():
     ])
     overflow = explore.value_report(explore.describe_value(65520.0, "float16")).splitlines()
     assert overflow[2:] == ["stored in float16: inf", "absolute error: inf", "relative error: inf",
-                            "spacing (ulp) here: 32", "status: overflow",
+                            "spacing (ulp) here: n/a (stored as inf)", "status: overflow",
                             "why: at or above 65520, so it rounds to inf"]
     zero = explore.value_report(explore.describe_value(2.0**-25, "float16")).splitlines()
     assert zero[-2:] == ["status: rounds to zero",

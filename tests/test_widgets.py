@@ -289,3 +289,17 @@ def test_bench_widgets_prints_a_row_per_control():
                         "retrain: log2_init_scale", "retrain: growth_interval", "retrain: backoff_factor"]
     assert [row.split()[0] for row in rows[2:-1] if row[0] != " "] == [f.__name__ for f in EXPLORERS]
     assert slowest > 0 and rows[-1].startswith("slowest p95 control move:")
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "notebooks").glob("0[1-4]_*_explorer.ipynb")), ids=lambda p: p.name)
+def test_the_evidence_code_starts_folded(path):
+    """An evidence cell's code states the answer (its asserts, what it prints): JupyterLab shows it
+    folded (``jupyter.source_hidden``) until the learner opens it; the folded answer comes first."""
+    import nbformat
+
+    cells = nbformat.read(path, as_version=4).cells
+    evidence_cells = [i for i, c in enumerate(cells) if c.cell_type == "code" and "\nevidence(" in c.source]
+    assert evidence_cells
+    for i in evidence_cells:
+        assert cells[i].metadata.get("jupyter", {}).get("source_hidden") is True, (path.name, i)
+        assert "<summary>Answer</summary>" in cells[i - 1].source, (path.name, i)

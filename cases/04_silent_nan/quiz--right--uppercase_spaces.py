@@ -1,2 +1,2 @@
-# Right, written differently: lowercase letters with stray spaces, assigned in one line.
-q1, q2, q3, q4 = " b", "c ", "b", "d"
+# Right, written differently: capital letters with stray spaces, assigned in one line.
+q1, q2, q3, q4 = " B", "C ", "B", " D "
