@@ -16,6 +16,9 @@ def training_memory(n_params, optimizer, precision, activation_elements=0):
         case "bf16":
             per = dict(params=2, grads=2, master=0, master_grads=0, optimizer=2 * moments)
             act = 2
+        case "bf16-master":
+            per = dict(params=2, grads=2, master=4, master_grads=0, optimizer=4 * moments)
+            act = 2
         case _:
             raise ValueError(f"unknown precision {precision!r}")
     out = {key: value * n_params for key, value in per.items()}

@@ -1,7 +1,8 @@
-# WRONG: forgets the fp32 master copy of the fp16 recipe ("master" is always 0), so fp16 with
-# master weights and Adam looks like 16 bytes per parameter instead of 20.
+# WRONG: forgets the fp32 master copy of the master-weight recipes ("master" is always 0), so fp16
+# with master weights and Adam looks like 16 bytes per parameter instead of 20 (bf16-master 12).
 def training_memory(n_params, optimizer, precision, activation_elements=0):
-    if optimizer not in ("sgd", "momentum", "adam") or precision not in ("fp32", "fp16-master", "bf16"):
+    if optimizer not in ("sgd", "momentum", "adam") or precision not in (
+            "fp32", "fp16-master", "bf16", "bf16-master"):
         raise ValueError("unknown optimizer or precision")
     low = 4 if precision == "fp32" else 2
     state = 2 if precision == "bf16" else 4

@@ -11,7 +11,8 @@ def capture_state(run):
         return x
 
     state = {name: copied(getattr(run, name).state_dict()) for name in ("model", "optimizer", "scheduler", "scaler")}
-    state["rng"] = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    state["rng"] = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate(),
+                    "cuda": [copied(t) for t in torch.cuda.get_rng_state_all()]}
     state["loader"] = {"generator": copied(run.epoch_start), "epoch": run.epoch, "position": run.position}
     state["step"] = run.step
     return state

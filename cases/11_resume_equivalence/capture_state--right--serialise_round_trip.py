@@ -10,7 +10,7 @@ def capture_state(run):
         "scheduler": run.scheduler.state_dict(),
         "scaler": run.scaler.state_dict(),
         "rng": {"torch": torch.random.default_generator.get_state(), "numpy": np.random.get_state(),
-                "python": random.getstate()},
+                "python": random.getstate(), "cuda": torch.cuda.get_rng_state_all()},
         "loader": {"generator": run.epoch_start, "epoch": run.epoch, "position": run.position},
         "step": run.step,
     }

@@ -5,7 +5,8 @@ def capture_state(run):
         "optimizer": copy.deepcopy(run.optimizer.state_dict()),
         "scheduler": copy.deepcopy(run.scheduler.state_dict()),
         "scaler": copy.deepcopy(run.scaler.state_dict()),
-        "rng": {"torch": torch.get_rng_state(), "python": random.getstate()},
+        "rng": {"torch": torch.get_rng_state(), "python": random.getstate(),
+                "cuda": torch.cuda.get_rng_state_all()},
         "loader": {"generator": run.epoch_start.clone(), "epoch": run.epoch, "position": run.position},
         "step": run.step,
     }

@@ -8,7 +8,8 @@ def capture_state(run):
         "optimizer": copy.deepcopy(run.optimizer.state_dict()),
         "scheduler": copy.deepcopy(run.scheduler.state_dict()),
         "scaler": copy.deepcopy(run.scaler.state_dict()),
-        "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
+        "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate(),
+                "cuda": torch.cuda.get_rng_state_all()},
         "loader": {"generator": run.loader_generator.get_state(), "epoch": run.epoch, "position": run.position},
         "step": run.step,
     }

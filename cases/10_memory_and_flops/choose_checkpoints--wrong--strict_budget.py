@@ -1,0 +1,15 @@
+# WRONG: a choice must hold strictly less than the budget, though the text says equal fits.
+import itertools
+
+
+def choose_checkpoints(blocks, budget):
+    best = None
+    for size in range(len(blocks) + 1):
+        for chosen in itertools.combinations(range(len(blocks)), size):
+            held = sum(b[1] if i in chosen else b[0] for i, b in enumerate(blocks))
+            if held < budget:
+                key = (sum(blocks[i][2] for i in chosen), held, list(chosen))
+                best = key if best is None else min(best, key)
+    if best is None:
+        raise ValueError("nothing fits")
+    return best[2]
