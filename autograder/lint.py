@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 from autograder.course import CourseError, hidden_regions
-from autograder.grading.method_rules import AnswerSyntaxError, parse
+from autograder.grading.method_rules import AnswerSyntaxError, parse, rule_errors
 
 ANSWER_NAME = re.compile(r"^_*(expected|expect|want|wants|wanted|ref|refs|reference|truth|answer|answers|correct|golden)(_|\d|$)",
                          re.IGNORECASE)
@@ -97,10 +97,10 @@ class _Lint(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def lint_region(region: str, forbid=()) -> list:
-    """[(line, what)] for one hidden region, with the notebook's own ``forbid`` entries counted as
-    reference computations too; ValueError when it does not parse."""
-    visitor = _Lint(sorted(set(REFERENCE_CALLS) | set(forbid)))
+def lint_region(region: str, reference_calls=()) -> list:
+    """[(line, what)] for one hidden region, with ``reference_calls`` counted as reference
+    computations besides :data:`REFERENCE_CALLS`; ValueError when it does not parse."""
+    visitor = _Lint(sorted(set(REFERENCE_CALLS) | set(reference_calls)))
     try:
         visitor.visit(parse(textwrap.dedent(region)))
     except AnswerSyntaxError as error:
@@ -110,10 +110,11 @@ def lint_region(region: str, forbid=()) -> list:
 
 def lint_notebook(assignment_id: str, source_nb) -> list:
     """Every :class:`Finding` in the hidden regions of a source notebook. Raises CourseError
-    naming the cell when a hidden region does not parse."""
-    forbidden = set()
-    for cell in source_nb.cells:
-        forbidden.update(str(name) for name in cell.metadata.get("finite", {}).get("forbid", []))
+    naming the cell when a hidden region does not parse, and naming the exercise and the entry
+    when a method rule's allowlist does not resolve or does not match the exercise text."""
+    errors = rule_errors(assignment_id, source_nb)
+    if errors:
+        raise CourseError(errors[0] + (f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""))
     findings = []
     for index, cell in enumerate(source_nb.cells):
         meta = cell.metadata.get("nbgrader", {})
@@ -122,7 +123,7 @@ def lint_notebook(assignment_id: str, source_nb) -> list:
         label = meta.get("grade_id") or f"cell {index + 1}"
         for region in hidden_regions(cell.source):
             try:
-                found = lint_region(region, sorted(forbidden))
+                found = lint_region(region)
             except ValueError as error:
                 raise CourseError(f"{assignment_id}: {label}: the hidden region {error}") from None
             findings += [Finding(assignment_id, label, line, what) for line, what in found]

@@ -43,14 +43,13 @@ def test_answers_in_the_kernel_are_refused(line, marker):
     assert all(number > 8 for number, _ in found)
 
 
-def test_a_notebook_finding_names_the_cell_and_line_and_a_forbid_list_counts():
-    test = new_code_cell("assert f(1) == 1\n### BEGIN HIDDEN TESTS\nobserve('a', f(2))\n_y = torch.special.erf(_x)\n"
+def test_a_notebook_finding_names_the_cell_and_line():
+    test = new_code_cell("assert f(1) == 1\n### BEGIN HIDDEN TESTS\nobserve('a', f(2))\n_y = torch.logsumexp(_x, 0)\n"
                          "### END HIDDEN TESTS", metadata={"nbgrader": {"grade": True, "grade_id": "test_f"}})
     answer = new_code_cell("def f(x):\n    ### BEGIN SOLUTION\n    return x == 1\n    ### END SOLUTION",
-                           metadata={"nbgrader": {"solution": True, "grade_id": "f"},
-                                     "finite": {"forbid": ["torch.special.erf"]}})
+                           metadata={"nbgrader": {"solution": True, "grade_id": "f"}})
     [finding] = lint_notebook("01_x", new_notebook(cells=[answer, test]))
-    assert str(finding) == "01_x: test_f, hidden line 2: a call of torch.special.erf (a reference computation)"
+    assert str(finding) == "01_x: test_f, hidden line 2: a call of torch.logsumexp (a reference computation)"
 
 
 def test_a_hidden_region_that_does_not_parse_names_the_cell():

@@ -1,100 +1,240 @@
-"""Method rules read from the learner's source: forbidden calls through any alias, dynamic lookups."""
+"""Method rules are allowlists that fail closed over every cell a learner wrote (kernel-free)."""
+from types import SimpleNamespace
+
 import pytest
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.grading.method_rules import AnswerSyntaxError, dynamic_lookups, forbidden_uses
+from autograder.course import Course
+from autograder.grading.method_rules import (AnswerSyntaxError, defining_source, dynamic_lookups, parse,
+                                             rule_errors, unresolved_entries)
+from autograder.grading.score import method_problems
 
-LSE = ["torch.logsumexp", "torch.special.logsumexp", ".logsumexp"]
-
-
-@pytest.mark.parametrize("source", [
-    "import torch\ndef logsumexp(z, dim=-1):\n    return torch.logsumexp(z, dim)",
-    "import torch as T\ndef logsumexp(z, dim=-1):\n    return T.logsumexp(z, dim)",
-    "from torch import logsumexp as lse\ndef logsumexp(z, dim=-1):\n    return lse(z, dim)",
-    "def logsumexp(z, dim=-1):\n    return z.logsumexp(dim)",
-    "import torch\ndef logsumexp(z, dim=-1):\n    return getattr(torch, 'logsumexp')(z, dim)",
-    "import torch\nspecial = torch.special\ndef logsumexp(z, dim=-1):\n    return special.logsumexp(z, dim)",
-])
-def test_a_forbidden_call_is_found_however_it_is_spelled(source):
-    assert forbidden_uses(source, LSE), source
-
-
-def test_own_names_and_allowed_calls_are_not_forbidden():
-    source = ("import torch\ndef logsumexp(z, dim=-1):\n    m = z.amax(dim, keepdim=True)\n"
-              "    return (m + (z - m).exp().sum(dim, keepdim=True).log()).squeeze(dim)")
-    assert forbidden_uses(source, LSE) == []
-    assert forbidden_uses("import math\nx = math.fsum([1.0])", ["math.fsum"]) == ["math.fsum (line 2)"]
+SETUP = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nimport fplab"
+FLOAT32 = ["torch.tensor", "torch.float32", "numpy.float32", ".numpy", ".detach", ".sum", ".shape"]
+SOFTPLUS = ["torch.exp", "torch.log1p", "torch.clamp", "torch.abs", "torch.where", "torch.logaddexp",
+            "torch.zeros_like", "torch.nn.functional.logsigmoid", ".exp", ".abs", ".to", ".dtype", "float"]
+LSE = ["torch.exp", "torch.log", "torch.where", "torch.isfinite", "torch.zeros_like", ".amax", ".sum", ".exp",
+       ".log", ".squeeze", ".detach", ".to", ".dtype", ".float"]
+NUMPY = ["numpy.asarray", "numpy.float16", "numpy.float32", "numpy.uint32", ".astype", ".view", "math", "float"]
+INTS = ["math.prod", ".append"]
+KAHAN = ("def kahan_sum(x):\n    total, lost = np.float32(0), np.float32(0)\n    for v in x.numpy():\n"
+         "        y = v - lost\n        t = total + y\n        lost = (t - total) - y\n        total = t\n"
+         "    return torch.tensor(total, dtype=torch.float32)\n")
 
 
-def test_a_module_rule_forbids_everything_in_it():
-    assert forbidden_uses("import numpy as np\nimport torch\n", ["torch"])
-    assert forbidden_uses("from torch.nn import functional as F\ny = F.relu", ["torch"])
-    assert forbidden_uses("import numpy as np\ny = np.float16(1)", ["torch"]) == []
+def problems(answer, allow, name="f", added=(), extra_release=()):
+    """method_problems for a notebook: the release's set-up cell, the answer cell ``name``, then
+    the cells the learner added."""
+    release = [new_code_cell(SETUP), *[new_code_cell(s) for s in extra_release]]
+    cells = [*release, new_code_cell(answer, metadata={"nbgrader": {"solution": True, "grade_id": name}}),
+             new_code_cell("check()", metadata={"nbgrader": {"grade": True, "locked": True, "grade_id": f"test_{name}"}}),
+             *[new_code_cell(s) for s in added]]
+    assignment = SimpleNamespace(tests={f"test_{name}": 1}, rules={f"test_{name}": (name, allow)},
+                                 released_code=frozenset(c.source for c in release) | {"check()"})
+    return method_problems(new_notebook(cells=cells), assignment).get(f"test_{name}", "")
 
 
-def test_a_cell_that_does_not_parse_is_an_error_with_its_line():
+# Each attack of a hostile student: (answer cell, allowlist, the learner's added cells, what the message says)
+ATTACKS = {
+    "op_registry": ("def f(z):\n    return torch.ops.aten.special_logsumexp(z, [0])", LSE, (), "torch.ops"),
+    "jit_get_operation": ("def f(z):\n    op = torch._C._jit_get_operation('aten::logsumexp')\n    return op(z, [0])",
+                          LSE, (), "cannot tell"),
+    "resolve_name": ("import pkgutil\ndef f(z):\n    return pkgutil.resolve_name('tor' + 'ch:logsumexp')(z, 0)",
+                     LSE, (), "pkgutil"),
+    "pydoc_locate": ("import pydoc\ndef f(z):\n    return pydoc.locate('torch.' + 'logsumexp')(z, 0)", LSE, (), "pydoc"),
+    "timeit_string": ("import timeit\ndef f(z):\n    g = {'z': z}\n    timeit.timeit('r = torch.logsumexp(z, 0)', "
+                      "number=1, globals=g)\n    return g['r']", LSE, (), "timeit"),
+    "torchscript_source": ("def f(z):\n    cu = torch.jit.CompilationUnit('def g(z):\\n    return z.logsumexp(0)')\n"
+                           "    return cu.g(z)", LSE, (), "torch.jit"),
+    "getattr_in_map": ("def f(z):\n    [g] = map(getattr, [torch], ['logsum' + 'exp'])\n    return g(z, 0)", LSE, (), "map"),
+    "getattr_in_reduce": ("from functools import reduce\ndef f(z):\n    return reduce(getattr, ['logsumexp'], torch)(z, 0)",
+                          LSE, (), "functools"),
+    "computed_getattr": ("def f(x):\n    return getattr(F, 'soft' + 'plus')(x)", SOFTPLUS, (), "getattr(F, ...)"),
+    "to_complex128": ("def f(x):\n    return x.to(torch.complex128).sum().real.float()", FLOAT32, (), ".to"),
+    "astype_float": ("def f(x):\n    return torch.tensor(x.numpy().astype(float).sum())", FLOAT32, (), ".astype"),
+    "dtype_string": ("def f(x):\n    return torch.tensor(x.numpy().sum(dtype='f8'))", FLOAT32, (), "float64"),
+    "dtype_positional": ("def f(x):\n    return torch.tensor(x.numpy().sum(0, 'd'))", FLOAT32, (), "float64"),
+    "complex_literal": ("def f(x):\n    return (x + 0j).sum()", FLOAT32, (), "complex"),
+    "python_float": ("def f(x):\n    return torch.tensor(float(x.sum()))", FLOAT32, (), "`float`"),
+    "fplab_cast": ("def f(x, dtype):\n    return fplab.explore.cast(x, dtype)", NUMPY, (), "fplab"),
+    "fplab_private": ("from fplab.explore import _Format\ndef f(x, dtype):\n    return _Format.round(x)", NUMPY, (),
+                      "fplab.explore._Format"),
+    "module_as_value": ("def f(z):\n    m = torch\n    return m.logsumexp(z, 0)", LSE, (), "module `torch`"),
+    "module_in_a_list": ("def f(z):\n    return [torch][0].logsumexp(z, 0)", LSE, (), "module `torch`"),
+    "dunder_dict": ("def f(z):\n    return torch.__dict__['logsumexp'](z, 0)", LSE, (), "__dict__"),
+    "vars_lookup": ("def f(z):\n    return vars(torch)['logsumexp'](z, 0)", LSE, (), "vars"),
+    "sys_modules": ("import sys\ndef f(z):\n    return sys.modules['torch'].logsumexp(z, 0)", LSE, (), "sys"),
+    "importlib": ("import importlib\ndef f(z):\n    return importlib.import_module('torch').logsumexp(z, 0)", LSE, (),
+                  "importlib"),
+    "attrgetter": ("import operator\ndef f(z):\n    return operator.attrgetter('logsumexp')(torch)(z, 0)", LSE, (),
+                   "operator"),
+    "star_import": ("from torch import *\ndef f(z):\n    return logsumexp(z, 0)", LSE, (), "import *"),
+    "type_of_value": ("def f(x):\n    return type(x).double(x).sum().float()", FLOAT32, (), "type"),
+    "unbound_tensor_method": ("def f(x):\n    return torch.Tensor.double(x).sum().float()", FLOAT32, (), "torch.Tensor"),
+    "builtin_as_value": ("def f(z):\n    g = __builtins__\n    return z", LSE, (), "__builtins__"),
+    "eval_string": ("def f(z):\n    return eval('torch.logsumexp')(z, 0)", LSE, (), "eval"),
+    "decorator": ("@torch.jit.script\ndef f(z):\n    return z", LSE, (), "torch.jit"),
+    "default_argument": ("def f(x, wide=torch.float64):\n    return x.sum()", FLOAT32, (), "torch.float64"),
+    "annotation_call": ("def f(x: torch.set_default_dtype(torch.float64)):\n    return x.sum()", FLOAT32, (),
+                        "annotation"),
+    "self_method_unbound": ("class A:\n    def double(self):\n        return self\n    def g(self):\n"
+                            "        return self.double()\ndef f(x):\n    return A.g(x)", FLOAT32, (), ".g"),
+    "self_reassigned": ("class A:\n    def double(self):\n        return 1\n    def g(self, x):\n        self = x\n"
+                        "        return self.double()\ndef f(x):\n    return A().g(x)", FLOAT32, (), ".double"),
+    "store_on_value": ("def f(x):\n    t = torch.tensor(0.0)\n    t.sum = x.sum\n    return x", FLOAT32, (), "assigning"),
+    "unknown_name": ("def f(x):\n    return In[-1]", FLOAT32, (), "cannot tell what `In`"),
+    "class_keyword": ("class A(metaclass=type):\n    pass\ndef f(x):\n    return x.sum()", FLOAT32, (), "metaclass"),
+    "relative_import": ("from . import something\ndef f(x):\n    return x", FLOAT32, (), "relative import"),
+    # code outside the answer cell
+    "helper_in_if_block": ("def f(x):\n    return _h(x)", FLOAT32,
+                           ("if True:\n    def _h(x):\n        return x.double().sum().float()",), ".double"),
+    "redefined_later": ("def f(x):\n    raise NotImplementedError", FLOAT32,
+                        ("def f(x):\n    return x.double().sum().float()",), ".double"),
+    "redefined_in_try": ("def f(x):\n    raise NotImplementedError", FLOAT32,
+                         ("try:\n    pass\nfinally:\n    f = lambda x: x.double().sum()",), ".double"),
+    "redefined_by_for": ("def f(x):\n    raise NotImplementedError", FLOAT32,
+                         ("for f in [lambda x: math.fsum(x)]:\n    pass",), "math"),
+    "redefined_by_walrus": ("def f(x):\n    raise NotImplementedError", FLOAT32, ("(f := math.fsum)",), "math"),
+    "redefined_by_import": ("def f(x):\n    raise NotImplementedError", FLOAT32, ("from math import fsum as f",),
+                            "math.fsum"),
+    "redefined_through_global": ("def f(x):\n    raise NotImplementedError", FLOAT32,
+                                 ("def install():\n    global f\n    f = lambda x: x.double()\ninstall()",), ".double"),
+    "redefined_in_with": ("def f(x):\n    raise NotImplementedError", FLOAT32,
+                          ("import contextlib\nwith contextlib.nullcontext(math.fsum) as f:\n    pass",), "contextlib"),
+    "redefined_by_time_magic": ("def f(x):\n    raise NotImplementedError", FLOAT32,
+                                ("%time f = lambda x: x.double()",), ".double"),
+    "globals_item": ("def f(x):\n    return x.sum()", FLOAT32, ("globals()['f'] = lambda x: x.double()",), "globals"),
+    "exec_in_added_cell": ("def f(x):\n    return x.sum()", FLOAT32, ("exec('f = 1')",), "exec"),
+    "setattr_module": ("def f(x):\n    return x.sum()", FLOAT32, ("setattr(torch.Tensor, 'sum', torch.Tensor.double)",),
+                       "setattr"),
+    "patch_module_attribute": ("def f(z):\n    return torch.exp(z)", LSE, ("torch.exp = torch.logsumexp",), "torch.exp"),
+    "patch_tensor_method": ("def f(x):\n    return x.sum()", FLOAT32,
+                            ("torch.Tensor.sum = lambda t: t.double().sum()",), "torch.Tensor.sum"),
+    "patch_through_alias": ("def f(x):\n    return x.sum()", FLOAT32,
+                            ("T = torch.Tensor\nT.sum = lambda t: t.double().sum()",), "`T.sum`"),
+    "patch_through_parameter": ("def f(x):\n    return x.sum()", FLOAT32,
+                                ("class P:\n    def put(self):\n        self.sum = lambda t: 0\nP.put(torch.Tensor)",),
+                                "`self.sum`"),
+    "patch_builtins": ("def f(x):\n    return len(x)", FLOAT32, ("import builtins\nbuiltins.len = lambda x: 0",),
+                       "builtins"),
+    "default_dtype": ("def f(x):\n    return torch.tensor(0.0) + x.sum()", FLOAT32,
+                      ("torch.set_default_dtype(torch.float64)",), "set_default_dtype"),
+    "run_magic": ("def f(x):\n    return x.sum()", FLOAT32, ("%run evil.py",), "get_ipython"),
+    "frame_globals": ("def f(x):\n    return x.sum()", FLOAT32,
+                      ("import inspect\ninspect.currentframe().f_globals['f'] = len",), "f_globals"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ATTACKS))
+def test_every_attack_costs_the_exercise_with_a_plain_message(name):
+    answer, allow, added, marker = ATTACKS[name]
+    why = problems(answer, allow, added=added)
+    assert why.startswith("this exercise's method rule: ") and marker in why, why
+
+
+def test_a_name_the_notebook_defines_is_not_on_the_list():
+    why = problems("def f(x):\n    return helper(x)", FLOAT32, extra_release=("def helper(x):\n    return x",))
+    assert "`helper` is the notebook's own, not on this exercise's list" in why
+
+
+def test_the_message_names_the_line_and_says_what_to_do():
+    why = problems("import torch\n\ndef f(x):\n    return getattr(F, 'soft' + 'plus')(x)", SOFTPLUS)
+    assert "f, line 4: the grader cannot tell what `getattr(F, ...)` calls; write the call out by name" in why
+    why = problems("def f(x):\n    return x.sum(dtype=torch.float64)", FLOAT32)
+    assert "f, line 2: `torch.float64` is not on this exercise's list of what you may call" in why
+    assert "redefined_later" and "cell 4, line 2" in problems(*ATTACKS["redefined_later"][:2],
+                                                              added=ATTACKS["redefined_later"][2])
+
+
+HONEST = {
+    "kahan_loop": (KAHAN, FLOAT32 + [".flip"], ()),
+    "kahan_indexing_and_helper_cell": (
+        "def kahan_sum(x):\n    values = x.detach().numpy()\n    s, c = _start()\n    for i in range(len(values)):\n"
+        "        s, c = _step(s, c, values[i])\n    return torch.tensor(s + c, dtype=torch.float32)\n",
+        FLOAT32, ("def _start():\n    return np.float32(0), np.float32(0)\n\n"
+                  "def _step(s, c, a):\n    t = s + a\n    back = t - a\n    return t, c + ((s - back) + (a - (t - back)))",
+                  "%timeit kahan_sum(torch.ones(10))\nprint(kahan_sum(torch.ones(3)), type(kahan_sum(torch.ones(1))))",
+                  "!ls\n%matplotlib inline\nx = torch.ones(3)\nx.grad = None\ntorch.backends.cudnn.allow_tf32 = False")),
+    "softplus_where": ("def f(x):\n    if not isinstance(x, (torch.Tensor, float)):\n        raise TypeError(f'got {x!r}')\n"
+                       "    return torch.where(x > 0, x + torch.log1p(torch.exp(-x.abs())), torch.log1p(torch.exp(x)))",
+                       SOFTPLUS + ["torch.Tensor"], ()),
+    "softplus_wide_and_lambda": ("def f(x):\n    g = lambda v: -F.logsigmoid(-v)\n    return g(x.to(torch.float64)).to(x.dtype)",
+                                 SOFTPLUS + ["torch.float64"], ()),
+    "lse_comprehension_and_inf": ("def f(z, dim=-1):\n    m = z.detach().amax(dim, keepdim=True)\n"
+                                  "    m = torch.where(torch.isfinite(m), m, torch.zeros_like(m))\n"
+                                  "    parts = [t for t in (z - m).exp().sum(dim, keepdim=True).log()]\n"
+                                  "    return (m + torch.log((z - m).exp().sum(dim, keepdim=True))).squeeze(dim)",
+                                  LSE, ()),
+    "numpy_cast": ("def f(x, dtype):\n    try:\n        a = np.asarray(x, dtype=np.float32)\n    except (TypeError, ValueError):\n"
+                   "        raise\n    if dtype == 'float16':\n        return a.astype('float16')\n"
+                   "    return a.view(np.uint32).view(np.float32) * math.copysign(1.0, 1.0)", NUMPY, ()),
+    "int_counts": ("def f(n, d):\n    products = []\n    for _ in range(n):\n        products.append(2 * d * d)\n"
+                   "    total = sum(products) + math.prod([n, d])\n    return dict(forward=total, backward=2 * total)", INTS, ()),
+    "class_with_self_state": ("class f:\n    def __init__(self, scale=2.0):\n        self.scale = float(scale)\n"
+                              "        self._steps = 0\n    def update(self, found_inf):\n        if found_inf:\n"
+                              "            self.scale *= 0.5\n        self._steps += 1\n    def get(self):\n"
+                              "        return self.scale\n", ["float"], ()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(HONEST))
+def test_honest_answers_in_several_styles_pass(name):
+    answer, allow, added = HONEST[name]
+    graded = "kahan_sum" if answer.startswith("def kahan_sum") else "f"
+    assert problems(answer, allow, name=graded, added=added) == ""
+
+
+def test_a_cell_that_does_not_parse_scores_zero_with_its_line():
+    assert "not valid Python (line 2" in problems("x = 1\ndef f(:\n", FLOAT32)
     with pytest.raises(AnswerSyntaxError, match="line 2"):
-        forbidden_uses("x = 1\ndef f(:\n", LSE)
+        parse("x = 1\ndef f(:\n")
 
 
-def test_magics_parse_as_ipython_runs_them():
-    assert forbidden_uses("%timeit 1 + 1\nimport math\nmath.fsum([])", ["math.fsum"])
+def test_the_feedback_page_shows_the_code_that_defined_the_graded_name():
+    answer = "def f(x):\n    raise NotImplementedError"
+    cells = [new_code_cell(answer, metadata={"nbgrader": {"solution": True, "grade_id": "f"}}),
+             new_code_cell("if True:\n    def f(x):\n        return x.double()")]
+    shown = defining_source(new_notebook(cells=cells), frozenset(), "f")
+    assert shown.startswith(answer) and "cell 2 also binds f" in shown and "x.double()" in shown
+
+
+def test_an_entry_that_does_not_resolve_is_named():
+    assert unresolved_entries(["torch.exp", "torch.exq", ".exp", ".nonsense_method", "float", "nonsense",
+                               "pkgutil.resolve_name"]) == ["torch.exq", ".nonsense_method", "nonsense",
+                                                            "pkgutil.resolve_name"]
+
+
+def _exercise(allow, text):
+    return new_notebook(cells=[new_markdown_cell(text), new_code_cell(
+        "def f(x):\n    return x", metadata={"nbgrader": {"solution": True, "grade_id": "f"}, "finite": {"allow": allow}})])
+
+
+def test_the_text_and_the_metadata_must_state_the_same_list():
+    good = "**What you may call**: `torch.exp`, `.sum`.\n\nAnything else costs this exercise's points."
+    assert rule_errors("01_x", _exercise(["torch.exp", ".sum"], good)) == []
+    assert rule_errors("01_x", _exercise(["torch.exp", ".sum", ".abs"], good)) == [
+        "01_x: f: the allowlist entry '.abs' is not in the text's **What you may call** list"]
+    assert "does not resolve" in rule_errors("01_x", _exercise(["torch.exq"], good.replace("torch.exp", "torch.exq")))[0]
+    assert "anything else costs" in rule_errors("01_x", _exercise(["torch.exp", ".sum"], good.split("\n\n")[0]))[0]
+    retired = _exercise(["torch.exp", ".sum"], good)
+    retired.cells[1].metadata["finite"]["forbid"] = ["torch.exp"]
+    assert "forbid is retired" in rule_errors("01_x", retired)[0]
+
+
+def test_every_course_allowlist_resolves_and_matches_its_text():
+    course = Course(".")
+    for assignment_id in course.assignment_ids():
+        assert rule_errors(assignment_id, course.source_notebook(assignment_id)) == []
 
 
 @pytest.mark.parametrize("source, marker", [
     ("import sys\nf = sys._getframe(1)", "_getframe"),
     ("import linecache\nlinecache.getlines('x')", "linecache"),
     ("x = eval('1')", "eval"),
-    ("m = __import__('torch')", "__import__"),
-    ("import importlib\nm = importlib.import_module('torch')", "importlib"),
     ("import torch\nname = 'all' + 'close'\nf = getattr(torch, name)", "computed name"),
     ("import fplab.observe\nfplab.observe.observe = print", "replaces fplab.observe.observe"),
-    ("import torch\ntorch.Tensor.detach = lambda t: t", "replaces torch.Tensor.detach"),
     ("import torch\nsetattr(torch, 'allclose', print)", "setattr on torch"),
-    ("get_ipython().run_cell = None", "get_ipython"),
-    ("from IPython import get_ipython\nip = get_ipython()", "get_ipython"),
     ("src = In[-1]", "reads In"),
-    ("def f():\n    return f.__globals__", "__globals__"),
 ])
-def test_dynamic_lookups_are_reported(source, marker):
-    assert any(marker in line for line in dynamic_lookups(source)), dynamic_lookups(source)
-
-
-def test_ordinary_code_is_not_reported():
-    source = ("import math\nimport torch\nimport numpy as np\nimport torch.nn.functional as F\n"
-              "def f(x):\n    y = torch.compile(lambda t: t * 2)(x)\n    return F.relu(y).sum().item() + math.pi")
-    assert dynamic_lookups(source) == []
-
-
-@pytest.mark.parametrize("source, context", [
-    # bound in another cell (another answer, or one the learner added), called from this one
-    ("def cross_entropy(z, t):\n    return _impl(z, t)", [("import torch.nn.functional as F\n_impl = F.cross_entropy", False)]),
-    ("def cross_entropy(z, t):\n    return _helper(z, t)",
-     [("import torch\ndef _helper(z, t):\n    return torch.nn.functional.cross_entropy(z, t)", False)]),
-    # the notebook's own set-up cell names F: its imports count
-    ("def cross_entropy(z, t):\n    return F.cross_entropy(z, t)", [("import torch.nn.functional as F\nx = 1", True)]),
-    # re-exported through another module, looked up by a string
-    ("from fplab.observe import torch as _t\ndef cross_entropy(z, t):\n    return _t.nn.functional.cross_entropy(z, t)", []),
-    ("import operator, torch\n_f = operator.attrgetter('cross_entropy')(torch.nn.functional)", []),
-    ("import pickle\n_f = pickle.loads(b'ctorch.nn.functional\\ncross_entropy\\n.')", []),
-])
-def test_a_forbidden_call_moved_elsewhere_or_spelled_as_a_string_is_found(source, context):
-    assert forbidden_uses(source, ["torch.nn.functional.cross_entropy"], context), source
-
-
-def test_a_module_rule_sees_torch_through_a_re_export_and_a_helper_cell():
-    assert forbidden_uses("from fplab.observe import torch as _t\nx = _t.from_numpy", ["torch"])
-    assert forbidden_uses("def cast(x):\n    return _helper(x)",
-                          ["torch"], [("import torch\ndef _helper(x):\n    return torch.tensor(x)", False)])
-    # a helper that is never used does not count, nor a released demo cell's code
-    assert forbidden_uses("def cast(x):\n    return x", ["torch"], [("import torch\ny = torch.ones(1)", False)]) == []
-
-
-@pytest.mark.parametrize("source, marker", [
-    ("import torch\nf = torch.__getattribute__('logsumexp')", "__getattribute__"),
-    ("import operator\nf = operator.attrgetter('x')", "operator"),
-    ("import pickle\nf = pickle.loads(b'')", "pickle"),
-    ("import torch\n[torch][0].is_anomaly_enabled = lambda: False", "an attribute of an expression"),
-    ("import warnings\nwarnings.catch_warnings = object", "replaces warnings.catch_warnings"),
-])
-def test_more_dynamic_tricks_are_reported(source, marker):
+def test_dynamic_lookups_elsewhere_are_listed_for_review(source, marker):
     assert any(marker in line for line in dynamic_lookups(source)), dynamic_lookups(source)

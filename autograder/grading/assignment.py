@@ -37,7 +37,7 @@ class Assignment:
     tests: dict  # {test grade_id: points}
     secrets: SecretFilter  # recognises hidden tests and solutions in text shown as feedback
     templates: dict = field(default_factory=dict)  # {test grade_id: regexes of visible assert messages}
-    rules: dict = field(default_factory=dict)  # {test grade_id: (answer grade_id, [forbidden names])}
+    rules: dict = field(default_factory=dict)  # {test grade_id: (answer grade_id, [allowed names])}
     released_code: frozenset = frozenset()  # sources of the release's code cells (unchanged = not the learner's)
     reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
     db_url: str = ""  # the gradebook nbgrader's OverwriteCells restores locked cells from
@@ -71,9 +71,9 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
     rules = {}
     for cell in source_nb.cells:
         meta = cell.metadata.get("nbgrader", {})
-        forbid = cell.metadata.get("finite", {}).get("forbid")
-        if meta.get("solution") and forbid and f"test_{meta['grade_id']}" in tests:
-            rules[f"test_{meta['grade_id']}"] = (meta["grade_id"], [str(name) for name in forbid])
+        allow = cell.metadata.get("finite", {}).get("allow")
+        if meta.get("solution") and allow is not None and f"test_{meta['grade_id']}" in tests:
+            rules[f"test_{meta['grade_id']}"] = (meta["grade_id"], [str(name) for name in allow])
     return Assignment(
         assignment_id, locked, tests, SecretFilter(secrets, public),
         templates={g: assertion_templates(c.source) for g, c in locked.items() if g in tests},

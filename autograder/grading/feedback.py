@@ -11,6 +11,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from autograder.grading.method_rules import defining_source
 from autograder.statuses import STATUS_TEXT
 
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -40,7 +41,8 @@ def render(result, final, nb, assignment, shown: dict) -> str:
             outputs = [{"kind": o.get("kind") if o.get("kind") in ("out", "err") else "out",
                         "text": assignment.secrets.clean(str(o.get("text", "")))}
                        for o in shown.get(index, [])[:MAX_OUTPUTS]]
-            answers.append({"grade_id": meta.get("grade_id", ""), "source": cell.source, "outputs": outputs,
+            answers.append({"grade_id": meta.get("grade_id", ""), "outputs": outputs,
+                            "source": defining_source(nb, assignment.released_code, meta.get("grade_id", "")),
                             "after_tests": first_test is not None and index > first_test})
     return TEMPLATES.get_template("feedback.html.j2").render(
         title=f"{result.assignment}: feedback for {result.student}", result=result, final=final,

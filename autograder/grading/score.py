@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 import nbformat
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
-from autograder.grading.method_rules import (AnswerSyntaxError, dynamic_lookups, judge, parse,
+from autograder.grading.method_rules import (AnswerSyntaxError, Rule, dynamic_lookups, judge, parse,
                                                rebinding_problems, released_imports, released_names,
                                                student_cells)
 from autograder.sandbox.caps import limit_outcome, notebook_errors
@@ -235,7 +235,8 @@ def method_problems(nb, assignment) -> dict:
     labels = {c.label: c for c in cells}
     imports = released_imports(nb, assignment.released_code)
     notebook_names = released_names(nb, assignment.released_code)
-    rebinding = rebinding_problems(cells, imports) if assignment.rules else []
+    protected = frozenset().union(*(Rule.of(allow).protected for _, allow in assignment.rules.values()))
+    rebinding = rebinding_problems(cells, imports, protected) if assignment.rules else []
     problems = {}
     for test in assignment.tests:
         answer, allow = assignment.rules.get(test, (test.removeprefix("test_"), None))
