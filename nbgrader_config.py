@@ -56,3 +56,11 @@ c.Autograde.autograde_preprocessors = [
 # Generate Feedback (CLI and Formgrader): the judged page, never the autograded notebook.
 c.GenerateFeedback.preprocessors = []
 c.GenerateFeedback.exporter_class = "autograder.grading.pipeline.FeedbackExporter"
+
+# The Formgrader gives nbgrader's converters its server logger's level, and Jupyter leaves that
+# logger at DEBUG (its handlers do the filtering), so the Autograde dialog would show nbgrader's
+# debug lines. The server logger keeps the level the server was started with (--debug still works).
+from traitlets.config import Application  # noqa: E402
+
+if Application.initialized():
+    Application.instance().log.setLevel(Application.instance().log_level)
