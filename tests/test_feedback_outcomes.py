@@ -3,6 +3,7 @@
 Unit tests on the trusted side's scoring of crafted executed notebooks (no kernel), then one
 batch through ``grade`` with a crashing, a looping, a wrong, a right and a leaking student.
 """
+import re
 import csv
 import html
 import sys
@@ -161,7 +162,8 @@ def test_a_crashing_a_looping_a_wrong_a_right_and_a_leaking_student_read_what_ha
     assert rows["loop"]["status"] == "timeout" and "timed out after 8 s" in rows["loop"]["notes"]
     assert "timed out after 8 s in this cell" in page("loop") and "KeyboardInterrupt" not in page("loop")
     assert rows["leak"]["test_double"] == "0"
-    assert "hidden-input" not in page("leak") + open(out / "grades.csv").read() + done.stdout + done.stderr
+    # the learner's own source (shown on the page) spells `hidden-input-{x}`; a hidden input formatted into it may not appear
+    assert not re.search(r"hidden-input-[-\d]", page("leak") + open(out / "grades.csv").read() + done.stdout + done.stderr)
     assert "a visible check failed: the visible check found …" in page("leak")
     for student in rows:
         print(student, rows[student]["status"], rows[student]["score"], rows[student]["notes"])

@@ -24,7 +24,9 @@ from autograder.course import CourseError, read_notebook
 from autograder.grading.admit import admit
 from autograder.grading.assignment import fingerprint, load_assignment, reference_path, stored_reference
 from autograder.grading.files import write_atomic
-from autograder.grading.gradebook import course_gradebook, register_assignment, stage_feedback, submission_timestamp
+from autograder.grading.gradebook import (
+    copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
+)
 from autograder.grading.score import Result
 from autograder.grading.steps import (
     Final, ensure_reference, gradebook_lock, judge, record, reference_run, render, review_flags, stored_record,
@@ -160,8 +162,9 @@ class Publisher:
         """Record, then write the page, then the result (last: a result file means done)."""
         final = Final.of(result)
         if self.gradebook is not None:
-            if nb is not None:
-                write_autograded(self.course, result, nb)
+            if nb is not None:  # what nbgrader's autograde leaves, its exchange's files too (generate_feedback copies them)
+                autograded = write_autograded(self.course, result, nb)
+                copy_exchange_files(submission.path.parent if submission.path else None, autograded.parent)
             with gradebook_lock(self.course):
                 final = record(self.gradebook, result, self.assignment.assignment_id,
                                review_flags(result, self.assignment))

@@ -115,15 +115,24 @@ def submission_timestamp(path) -> str:
     return text
 
 
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's exchange leaves beside a submission
+
+
+def copy_exchange_files(submitted_folder, folder) -> bool:
+    """Copy what nbgrader's exchange left beside a submission (both files, plain files only) into
+    ``folder``, where nbgrader's own steps look for them; False when they are not both there."""
+    sources = [Path(submitted_folder) / name for name in EXCHANGE_FILES] if submitted_folder else []
+    if not sources or not all(s.is_file() and not s.is_symlink() for s in sources):
+        return False
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        shutil.copyfile(source, Path(folder) / source.name)
+    return True
+
+
 def stage_feedback(course, path, student: str, assignment_id: str, page) -> None:
     """Put a student's feedback page where ``nbgrader release_feedback`` looks for it, when the
     submission came through nbgrader's exchange (it has the submission secret)."""
-    secret = Path(path).parent / "submission_secret.txt" if path else None
-    stamp = secret.parent / "timestamp.txt" if secret else None
-    if not (secret and secret.is_file() and stamp.is_file()) or secret.is_symlink() or stamp.is_symlink():
-        return
     folder = course.root / "feedback" / student / assignment_id
-    folder.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(page, folder / f"{assignment_id}.html")
-    for name in ("timestamp.txt", "submission_secret.txt"):
-        shutil.copyfile(secret.parent / name, folder / name)
+    if copy_exchange_files(Path(path).parent if path else None, folder):
+        shutil.copyfile(page, folder / f"{assignment_id}.html")
