@@ -15,7 +15,6 @@ from functools import lru_cache
 
 import nbformat
 from nbconvert.exporters import Exporter
-from nbgrader.api import Gradebook
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, default
 
