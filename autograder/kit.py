@@ -27,7 +27,7 @@ TEMPLATES = Path(__file__).resolve().parent / "templates" / "kit"
 # nbgrader (the Assignments tab and Validate) with the nbconvert/nbclient it runs on. Grading-only
 # packages (dask, tqdm) and the test tools stay out.
 LEARNER_PACKAGES = ("torch", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "notebook", "nbgrader",
-                    "nbclient", "nbconvert", "nbformat", "ipykernel")
+                    "nbclient", "nbconvert", "nbformat", "ipykernel", "jsonschema")
 
 # Never in a kit, at any depth: the instructor's side of the course.
 FORBIDDEN_NAMES = frozenset({"source", "cases", "autograder", "tests", ".finite", "gradebook.db",

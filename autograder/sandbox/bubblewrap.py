@@ -232,7 +232,16 @@ def bwrap_command(sockets, limits, argv, sized=True, identity=None):
             cmd += ["--symlink", str(Path(link).readlink()), link]
     cmd += ["--perms", "0777", "--dir", WORKDIR, "--bind", str(sockets), str(sockets),
             "--remount-ro", "/dev", "--remount-ro", "/", "--chdir", WORKDIR, "--clearenv"]
-    env = {
+    for name, value in kernel_env().items():
+        cmd += ["--setenv", name, value]
+    backstops = [f"--{PRLIMIT[name]}={value}" for name, value in rlimits(limits).items()]
+    drop = drop_to(identity) if identity is not None else []
+    return cmd + ["--", *drop, prlimit, *backstops, "--", *argv]
+
+
+def kernel_env() -> dict:
+    """The whole environment of a sandboxed kernel."""
+    return {
         "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
         "HOME": WORKDIR,
         "USER": SANDBOX_USER,
@@ -245,11 +254,20 @@ def bwrap_command(sockets, limits, argv, sized=True, identity=None):
         "PYTHONPATH": FPLAB_PARENT,
         "OMP_NUM_THREADS": "1",
     }
-    for name, value in env.items():
-        cmd += ["--setenv", name, value]
-    backstops = [f"--data={limits.memory_mb * MB}", f"--fsize={limits.disk_mb * MB}", "--core=0"]
-    drop = drop_to(identity) if identity is not None else []
-    return cmd + ["--", *drop, prlimit, *backstops, "--", *argv]
+
+
+PRLIMIT = {"RLIMIT_DATA": "data", "RLIMIT_FSIZE": "fsize", "RLIMIT_CORE": "core"}
+
+
+def rlimits(limits) -> dict:
+    """Per-process backstops under the cgroup's caps: {resource name: value}."""
+    return {"RLIMIT_DATA": limits.memory_mb * MB, "RLIMIT_FSIZE": limits.disk_mb * MB, "RLIMIT_CORE": 0}
+
+
+def placeholder(ready) -> list:
+    """argv that marks the sandbox ready (an empty file at ``ready``) and waits to be killed: what
+    bubblewrap runs when the kernel comes from the kernel server (:mod:`autograder.sandbox.zygote`)."""
+    return ["/bin/sh", "-c", ': > "$0" && exec sleep infinity', str(ready)]
 
 
 class QuietKernelManager(AsyncKernelManager):
@@ -264,19 +282,23 @@ class SandboxedKernelManager(QuietKernelManager):
     """A kernel manager whose kernel runs in the sandbox, reached over Unix sockets.
 
     With an ``enclosure`` (:class:`autograder.sandbox.caps.Enclosure`) the sockets live in its folder and
-    the sandbox runs inside its cgroup; without one, in ``scratch`` and uncapped.
+    the sandbox runs inside its cgroup (the executor already does); without one, in ``scratch`` and
+    uncapped. With ``kernels`` (the kernel server's :class:`~autograder.sandbox.forkserver.Channel`)
+    bubblewrap runs a placeholder and the kernel is forked into the sandbox, pre-imported.
     """
 
     scratch: Path = None
     limits: Limits = Limits()
     enclosure = None
     meter = None  # an autograder.sandbox.traffic.Meter: the client counts what the kernel sends
+    kernels = None
 
     def __init__(self, **kwargs):
         super().__init__(transport="ipc", **kwargs)
         sockets = self.sockets()
         self.ip = str(sockets / "kernel")
         self.connection_file = str(sockets / "kernel.json")
+        self.kernel_arguments = []
 
     def sockets(self):
         return self.enclosure.sockets if self.enclosure else self.scratch
@@ -288,9 +310,11 @@ class SandboxedKernelManager(QuietKernelManager):
             from autograder.sandbox.caps import tmpfs_size_problem
 
             return bwrap_command(self.sockets(), self.limits, argv, sized=tmpfs_size_problem() is None)
-        return self.enclosure.launcher() + bwrap_command(self.sockets(), self.limits, argv,
-                                                         sized=self.enclosure.sized,
-                                                         identity=self.enclosure.identity)
+        if self.kernels is not None:
+            self.kernel_arguments = argv[argv.index(self.connection_file) + 1:]
+            argv = placeholder(self.sockets() / "ready")
+        return bwrap_command(self.sockets(), self.limits, argv, sized=self.enclosure.sized,
+                             identity=self.enclosure.identity)
 
     def client(self, **kwargs):
         """A client whose sockets refuse any message frame over MAX_MESSAGE (the kernel is the
@@ -312,6 +336,22 @@ class SandboxedKernelManager(QuietKernelManager):
         await super()._async_launch_kernel(kernel_cmd, **kw)
         if self.enclosure is not None:
             self.enclosure.started(self.provisioner.process.pid)
+        if self.kernels is not None:
+            self._fork_kernel(identity)
+
+    def _fork_kernel(self, identity):
+        from autograder.sandbox.forkserver import PACKAGE_PARENT, ServerGone
+
+        cgroup = self.enclosure.cgroup
+        try:
+            self.kernels.fork({
+                "bwrap": self.provisioner.process.pid, "ready": str(self.sockets() / "ready"),
+                "procs": cgroup.procs_files() if cgroup else [], "uid": identity.uid, "gid": identity.gid,
+                "rlimits": rlimits(self.limits), "env": kernel_env(), "workdir": WORKDIR,
+                "connection_file": self.connection_file, "arguments": self.kernel_arguments,
+                "package_parent": PACKAGE_PARENT})
+        except ServerGone as error:
+            raise SandboxError(str(error)) from None
 
     async def shutdown_kernel(self, now=False, restart=False):
         if self.enclosure is not None:
@@ -319,7 +359,9 @@ class SandboxedKernelManager(QuietKernelManager):
         await super().shutdown_kernel(now=now, restart=restart)
 
 
-def kernel_manager_class(scratch, limits, enclosure=None, meter=None):
-    """A SandboxedKernelManager subclass bound to one scratch folder, limits, enclosure and meter."""
+def kernel_manager_class(scratch, limits, enclosure=None, meter=None, kernels=None):
+    """A SandboxedKernelManager subclass bound to one scratch folder, limits, enclosure, meter and
+    kernel server (see :class:`SandboxedKernelManager`)."""
     return type("BoundSandboxedKernelManager", (SandboxedKernelManager,),
-                {"scratch": Path(scratch), "limits": limits, "enclosure": enclosure, "meter": meter})
+                {"scratch": Path(scratch), "limits": limits, "enclosure": enclosure, "meter": meter,
+                 "kernels": kernels})

@@ -501,8 +501,8 @@ class StudentCgroup:
 class Enclosure:
     """The caps around one submission's sandbox: use as a context manager around its execution.
 
-    ``launcher()`` is the prefix that puts the sandbox into the student's cgroup before bwrap
-    starts; ``started(pid)`` (bwrap's pid) starts sampling the sandbox's disk use; leaving the
+    The executor enters the student's cgroup (``cgroup.procs_files()``) before it starts bwrap;
+    ``started(pid)`` (bwrap's pid) starts sampling the sandbox's disk use; leaving the
     ``with`` kills what is left, reads the counters into ``usage`` and removes the cgroup and
     the socket folder.
     """
@@ -552,13 +552,6 @@ class Enclosure:
     def report(self, disk_peak, disk_full, traffic):
         """What the executor process saw (its disk samples, a traffic cap passed), for ``usage``."""
         self._disk_peak, self._disk_full, self.traffic = max(self._disk_peak, disk_peak), disk_full, traffic
-
-    def launcher(self):
-        """argv prefix: a shell that enters the cgroup(s), then execs the rest (bwrap ...)."""
-        if self.cgroup is None:
-            return []
-        enter = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@"'
-        return ["/bin/sh", "-c", enter, "finite-enter", *self.cgroup.procs_files(), "--"]
 
     def started(self, pid):
         self._pid = pid

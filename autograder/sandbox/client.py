@@ -1,32 +1,27 @@
 """The executor process: the only process that talks to a student's kernel.
 
-The grading worker never holds a byte the kernel sent. For each submission it starts this module
-as a process of its own *inside the student's cgroup* (:meth:`Enclosure.launcher`), so the
-executor's memory, processes and CPU count against that student's caps; the executor starts the
-kernel, counts what arrives on every channel before decoding it (:mod:`autograder.sandbox.traffic`),
-caps the outputs it keeps (:mod:`autograder.sandbox.execute`), and writes one bounded JSON file:
-the capped executed notebook and what the run recorded. A kernel that floods the executor gets it
-stopped (a traffic cap) or OOM-killed inside that cgroup: either way ``resource_limit`` for that
-student, and the worker's memory does not move.
-
-Run as ``python -m autograder.sandbox.client JOB RESULT`` (JOB: a pickle the worker wrote).
+The grading worker never holds a byte the kernel sent. For each submission its executor server
+(:mod:`autograder.sandbox.forkserver`, which has imported all this module needs) forks an executor
+that first enters the *student's cgroup*, so its memory, processes and CPU count against that
+student's caps; the executor starts the kernel, counts what arrives on every channel before
+decoding it (:mod:`autograder.sandbox.traffic`), caps the outputs it keeps
+(:mod:`autograder.sandbox.execute`), and writes one bounded JSON file: the capped executed notebook
+and what the run recorded. A kernel that floods the executor gets it stopped (a traffic cap) or
+OOM-killed inside that cgroup: either way ``resource_limit`` for that student, and the worker's
+memory does not move.
 """
 import json
 import os
 import pickle
-import subprocess
-import sys
+import socket
 from pathlib import Path
 
-if __name__ == "__main__":
-    # jsonschema (through nbformat) imports rfc3987_syntax if it can, which builds a grammar at
-    # import: seconds of CPU per student, for IRI formats no notebook schema uses.
-    sys.modules["rfc3987_syntax"] = None
+import nbformat
 
-import nbformat  # noqa: E402
-
-from autograder.sandbox.bubblewrap import MB, SandboxError  # noqa: E402
-from autograder.sandbox.caps import limit_outcome  # noqa: E402
+from autograder.sandbox import forkserver
+from autograder.sandbox.bubblewrap import MB, SandboxError, kernel_env, kernel_manager_class
+from autograder.sandbox.caps import limit_outcome
+from autograder.sandbox.execute import OBSERVATION_FACTOR, SHOWN_TOTAL, run_metered, where_it_stopped
 
 GRACE = 60  # seconds the executor gets past the notebook's time limit to stop the kernel and write
 TAIL = 2000  # bytes of the executor's own stderr a grader error quotes
@@ -35,8 +30,6 @@ TAIL = 2000  # bytes of the executor's own stderr a grader error quotes
 def result_bound(notebook_json, limits) -> int:
     """The most bytes a result file may take: the notebook, its capped outputs (JSON escapes
     counted at worst), the snapshot and some room; a larger file is not read."""
-    from autograder.sandbox.execute import OBSERVATION_FACTOR, SHOWN_TOTAL
-
     outputs = limits.notebook_output_mb * (1 + OBSERVATION_FACTOR) * MB
     return round(2 * len(notebook_json.encode()) + 6 * (outputs + SHOWN_TOTAL) + 4 * MB)
 
@@ -49,27 +42,38 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
     job, result, log = scratch / "job.pickle", scratch / "result.json", scratch / "executor.log"
     job.write_bytes(pickle.dumps({"notebook": notebook_json, "scratch": str(scratch), "limits": limits,
                                   "enclosure": enclosure}))
-    package_parent = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_parent, os.environ.get("PYTHONPATH")]))}
-    argv = enclosure.launcher() + [sys.executable, "-m", "autograder.sandbox.client", str(job), str(result)]
-    stopped = False
-    with open(log, "wb") as errors:
-        process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=errors, stderr=errors, env=env,
-                                   cwd=scratch, start_new_session=True)
-        try:
-            process.wait(timeout=limits.notebook_timeout + GRACE)
-        except subprocess.TimeoutExpired:
-            stopped = True
-            process.kill()
-            process.wait()
+    kernels = [forkserver.server("autograder.sandbox.zygote", kernel_env()).fileno()] \
+        if enclosure.identity is not None else []
+    request = {"job": str(job), "result": str(result), "log": str(log), "cwd": str(scratch),
+               "procs": enclosure.cgroup.procs_files() if enclosure.cgroup else []}
+    try:
+        executor = forkserver.server("autograder.sandbox.client", dict(os.environ)).fork(request, kernels)
+    except forkserver.ServerGone as error:
+        raise SandboxError(str(error)) from None
+    stopped, returncode = False, None
+    try:
+        returncode = executor.wait(timeout=limits.notebook_timeout + GRACE)
+    except TimeoutError:
+        stopped = True
+        executor.kill()
+        returncode = _ended(executor)
+    except forkserver.ServerGone:
+        pass
     size = result.stat().st_size if result.exists() else -1
     if size > result_bound(notebook_json, limits):
         raise SandboxError(f"the executor's result is {size / MB:.0f} MB, over its bound")
     if size >= 0 and not stopped:
         return json.loads(result.read_text())
     return {"executed": notebook_json, "ran": [], "outcome": "timeout" if stopped else "kernel_died", "cut": [],
-            "shown": {}, "disk_peak": 0, "disk_full": False, "traffic": "", "returncode": process.returncode,
+            "shown": {}, "disk_peak": 0, "disk_full": False, "traffic": "", "returncode": returncode,
             "why": _tail(log)}
+
+
+def _ended(executor):
+    try:
+        return executor.wait(timeout=GRACE)
+    except (TimeoutError, forkserver.ServerGone):
+        return None
 
 
 def check_stopped(report, usage, limits):
@@ -89,29 +93,31 @@ def _tail(path) -> str:
     return text.splitlines()[-1] if text else "no message"
 
 
-def _die_with_parent():
-    """SIGKILL this process when the worker that started it dies (Linux ``PR_SET_PDEATHSIG``),
-    so the kernel (``bwrap --die-with-parent``) goes too."""
-    import ctypes
-    import signal
+def child(request, fds):
+    """In a process the executor server forked: enter the student's cgroup, then run the job
+    (``fds``: the kernel server's socket, where kernels run unprivileged)."""
+    forkserver.die_with_parent()
+    os.setsid()
+    for path in request["procs"]:
+        with open(path, "w") as procs:
+            procs.write(f"{os.getpid()}\n")
+    log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    for fd in (1, 2):
+        os.dup2(log, fd)
+    os.chdir(request["cwd"])
+    kernels = forkserver.Channel(socket.socket(fileno=fds[0])) if fds else None
+    main(request["job"], request["result"], kernels)
 
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
-    if os.getppid() == 1:  # the worker died before that took effect
-        os._exit(1)
 
-
-def main(job_path, result_path):
-    """Run the job the worker wrote; write the report to ``result_path`` (atomically)."""
-    from autograder.sandbox.bubblewrap import kernel_manager_class
-    from autograder.sandbox.execute import run_metered, where_it_stopped
-
-    _die_with_parent()
+def main(job_path, result_path, kernels=None):
+    """Run the job the worker wrote; write the report to ``result_path`` (atomically).
+    ``kernels``: the kernel server's channel (None: each kernel is a fresh process)."""
     job = pickle.loads(Path(job_path).read_bytes())
     Path(job_path).unlink()
     scratch, limits, enclosure = Path(job["scratch"]), job["limits"], job["enclosure"]
     nb = nbformat.reads(job["notebook"], as_version=4)
     ran, outcome, executor, meter = run_metered(
-        nb, scratch, limits, lambda meter: kernel_manager_class(scratch, limits, enclosure, meter))
+        nb, scratch, limits, lambda meter: kernel_manager_class(scratch, limits, enclosure, meter, kernels))
     disk_peak, disk_full = enclosure.stop_sampling()
     timed_out, stopped_in = where_it_stopped(outcome, executor, meter)
     report = {"timed_out": list(timed_out), "stopped_in": stopped_in, "executed": nbformat.writes(nb), "ran": sorted(ran), "outcome": outcome,
@@ -120,7 +126,3 @@ def main(job_path, result_path):
     partial = Path(f"{result_path}.part")
     partial.write_text(json.dumps(report))
     partial.rename(result_path)
-
-
-if __name__ == "__main__":
-    main(*sys.argv[1:3])

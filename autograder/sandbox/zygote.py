@@ -1,0 +1,130 @@
+"""The kernel server: a kernel process that has imported torch, numpy, IPython and ipykernel, and
+forks one kernel per submission into that submission's sandbox.
+
+Served by :mod:`autograder.sandbox.forkserver` (root only: joining namespaces needs it), started
+with exactly the environment a sandboxed kernel gets. Per submission the executor first starts the
+sandbox as before — bubblewrap builds its namespaces, mounts, sized tmpfs and drops to the
+submission's uid — but with a placeholder in place of the kernel, which marks the sandbox ready and
+sleeps. Then it asks this server for a kernel (:func:`child`), which, before it reads a byte of
+the submission:
+
+1. enters the submission's cgroup (its memory, processes and CPU count there from then on);
+2. joins the sandbox's PID namespace and forks the kernel, which joins its cgroup, IPC, network,
+   UTS and mount namespaces (its root and working folder become the sandbox's);
+3. drops for good what ``setpriv`` drops: capabilities (bounding, ambient, inheritable), groups,
+   root (to the submission's uid), with ``no_new_privs``, a new session, ``prlimit``'s limits;
+4. forgets the server: every inherited file descriptor closed, the environment and ``sys.path`` a
+   fresh kernel's, import caches cleared, random generators reseeded;
+5. runs ipykernel as ``python -m ipykernel_launcher`` would.
+
+When the kernel ends, the first child kills the sandbox, so the executor sees the kernel die.
+What the kernels share is the server's memory as it was after importing those modules (copy on
+write: a kernel's writes are its own); the server never runs a line of any submission.
+"""
+import ctypes
+import importlib
+import os
+import random
+import resource
+import signal
+import sys
+import time
+
+import IPython  # noqa: F401  (imported for the kernels that fork from this server)
+import ipykernel.kernelapp  # noqa: F401
+import numpy
+import torch  # noqa: F401
+
+NAMESPACES = ("cgroup", "ipc", "net", "uts", "mnt")  # joined by the kernel, mnt last; pid by its parent
+READY_WAIT = 60  # seconds the sandbox gets to come up
+_libc = ctypes.CDLL(None, use_errno=True)
+PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 24, 38, 47, 4
+
+
+def _check(result, what):
+    if result != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{what}: {os.strerror(error)}")
+
+
+def _setns(fd):
+    _check(_libc.setns(fd, 0), "setns")
+
+
+def _sandbox_init(bwrap, ready):
+    """The pid of bubblewrap's child (the sandbox's init) once the placeholder marked it ready."""
+    end = time.monotonic() + READY_WAIT
+    while not os.path.exists(ready):
+        if time.monotonic() > end:
+            raise TimeoutError("the sandbox did not come up")
+        time.sleep(0.005)
+    with open(f"/proc/{bwrap}/task/{bwrap}/children") as children:
+        return int(children.read().split()[0])
+
+
+def child(request, fds):
+    """Fork a kernel into the sandbox ``request`` names (see the module's docstring); return
+    when it ended, the sandbox killed."""
+    from autograder.sandbox.forkserver import die_with_parent
+
+    die_with_parent()
+    bwrap = os.pidfd_open(request["bwrap"])  # a handle that cannot outlive bwrap's pid
+    for path in request["procs"]:
+        with open(path, "w") as procs:
+            procs.write(f"{os.getpid()}\n")
+    init = _sandbox_init(request["bwrap"], request["ready"])
+    namespaces = {name: os.open(f"/proc/{init}/ns/{name}", os.O_RDONLY)
+                  for name in (*NAMESPACES, "pid") if os.path.exists(f"/proc/{init}/ns/{name}")}
+    _setns(namespaces.pop("pid"))
+    kernel = os.fork()
+    if kernel == 0:
+        try:
+            for name in NAMESPACES:
+                if name in namespaces:
+                    _setns(namespaces[name])
+            _become_kernel(request)
+        finally:
+            os._exit(1)
+    os.waitpid(kernel, 0)
+    signal.pidfd_send_signal(bwrap, signal.SIGKILL)
+
+
+def _become_kernel(request):
+    os.setsid()
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.closerange(3, os.sysconf("SC_OPEN_MAX"))
+    _drop(request["uid"], request["gid"], request["rlimits"])
+    os.chdir(request["workdir"])
+    for number in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, signal.SIG_DFL)
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.path[:] = [request["workdir"]] + [p for p in sys.path[1:] if p != request["package_parent"]]
+    sys.path_importer_cache.clear()
+    importlib.invalidate_caches()
+    random.seed()
+    numpy.random.seed()
+    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"], *request["arguments"]]
+    ipykernel.kernelapp.launch_new_instance(argv=sys.argv[1:])
+    os._exit(0)
+
+
+def _drop(uid, gid, rlimits):
+    """Root to ``uid`` for good, as ``setpriv --reuid --regid --clear-groups --inh-caps=-all
+    --bounding-set=-all --no-new-privs`` and ``prlimit`` do in the bubblewrap path."""
+    last = int(open("/proc/sys/kernel/cap_last_cap").read())
+    for cap in range(last + 1):
+        _check(_libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0), "dropping the bounding set")
+    _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "clearing ambient capabilities")
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    _check(_libc.capset(header, (ctypes.c_uint32 * 6)()), "clearing capabilities")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    for name, value in rlimits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+    if os.getuid() != uid or os.geteuid() != uid or os.getgroups():
+        raise OSError("the kernel did not drop its privileges")
