@@ -198,7 +198,8 @@ def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
     assert len(world["rows"]) == 26
     assert list(next(iter(world["rows"].values()))) == [
-        "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "notes", "review"]
+        "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "graded_by_hand",
+        "notes", "review"]
     assert (world["out"] / "summary.png").read_bytes()[:4] == b"\x89PNG"
 
 

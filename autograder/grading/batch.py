@@ -6,7 +6,6 @@ autograde also runs, spread over a local process pool or a Dask cluster: only
 (the solutions), judging, the gradebook, feedback and the CSV stay in this process.
 """
 import csv
-import hashlib
 import io
 import json
 import sys
@@ -23,7 +22,7 @@ from tqdm import tqdm
 from autograder.course import CourseError, read_notebook
 from autograder.grading.admit import admit
 from autograder.grading.assignment import fingerprint, load_assignment, reference_path, stored_reference
-from autograder.grading.files import write_atomic
+from autograder.grading.files import sha256, write_atomic
 from autograder.grading.gradebook import (
     copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
 )
@@ -123,10 +122,6 @@ def find_submissions(submitted, assignment_id) -> list:
     return found_all
 
 
-def sha256(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""
-
-
 def result_path(out, student):
     return Path(out) / ".results" / f"{student}.json"
 
@@ -158,8 +153,9 @@ class Publisher:
     out: Path
     gradebook: object = None
 
-    def publish(self, result: Result, nb, shown: dict, submission) -> Final:
-        """Record, then write the page, then the result (last: a result file means done)."""
+    def publish(self, result: Result, nb, shown: dict, submission, fresh: bool = True) -> Final:
+        """Record, then write the page, then the result (last: a result file means done; a kept
+        result, not ``fresh``, is left as it is)."""
         final = Final.of(result)
         if self.gradebook is not None:
             if nb is not None:  # what nbgrader's autograde leaves, its exchange's files too (generate_feedback copies them)
@@ -170,7 +166,8 @@ class Publisher:
                                review_flags(result, self.assignment))
         page = self.out / "feedback" / result.student / f"{self.assignment.assignment_id}.html"
         write_atomic(page, render(result, final, nb, self.assignment, shown))
-        write_atomic(result_path(self.out, result.student), result.to_json())
+        if fresh:
+            write_atomic(result_path(self.out, result.student), result.to_json())
         if self.gradebook is not None:
             stage_feedback(self.course, submission.path, result.student, self.assignment.assignment_id, page)
         return final
@@ -190,7 +187,7 @@ class Publisher:
             with gradebook_lock(self.course):
                 return record(self.gradebook, result, self.assignment.assignment_id,
                               review_flags(result, self.assignment))
-        return self.publish(result, nb, shown, submission)
+        return self.publish(result, nb, shown, submission, fresh=False)
 
 
 def ended_early(submission, assignment, status: Status, notes: list, digest: str = "", stamp: str = "") -> Result:

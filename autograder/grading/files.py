@@ -1,4 +1,5 @@
-"""Files the trusted side writes: whole or not at all."""
+"""Files the trusted side writes (whole or not at all) and the digest it knows a submission by."""
+import hashlib
 import os
 import tempfile
 from pathlib import Path
@@ -20,3 +21,8 @@ def write_atomic(path, data):
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def sha256(path) -> str:
+    """The hex SHA-256 of the file at ``path`` ("" for no path)."""
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path else ""

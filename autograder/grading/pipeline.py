@@ -12,16 +12,19 @@ Feedback: :class:`FeedbackExporter` renders the page from the judged result alon
 """
 import os
 from functools import lru_cache
+from pathlib import Path
 
 import nbformat
 from nbconvert.exporters import Exporter
+from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, default
 
 from autograder.course import Course
 from autograder.grading.admit import restore_unchanged, tampering
 from autograder.grading.assignment import fingerprint, load_assignment
-from autograder.grading.gradebook import quiet_gradebook
+from autograder.grading.files import sha256
+from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
 from autograder.grading.steps import (
     ASSIGNMENT, KEY, check_caps, ensure_reference, final, gradebook_lock, judge, record, render, review_flags, stored_record,
 )
@@ -86,7 +89,9 @@ class JudgeGrades(NbGraderPreprocessor):
         course, info = _course(self), resources["nbgrader"]
         run, notes, limits = resources.pop(KEY)
         assignment, stamp = _prepared(str(course.root), info["assignment"], limits)
-        result, nb = judge(info["student"], run, notes, assignment, limits, stamp=stamp)
+        submission = self._submission(info)
+        result, nb = judge(info["student"], run, notes, assignment, limits, digest=sha256(submission),
+                           stamp=stamp, submitted_at=submission_timestamp(submission))
         flags = review_flags(result, assignment)
         with gradebook_lock(course), quiet_gradebook(info["db_url"]) as gradebook:
             grades = record(gradebook, result, info["notebook"], flags)
@@ -99,6 +104,13 @@ class JudgeGrades(NbGraderPreprocessor):
         if flags:
             self.log.warning("%s: %d cell(s) flagged for manual grading in the Formgrader", info["student"], len(flags))
         return nb, resources
+
+    def _submission(self, info):
+        """The submitted notebook this run graded (as ``grade`` knows it: by its digest), or None."""
+        coursedir = CourseDirectory(config=self.config)
+        path = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
+        path = path / f"{info['notebook']}.ipynb"
+        return path if path.is_file() else None
 
 
 class FeedbackExporter(Exporter):

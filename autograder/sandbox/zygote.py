@@ -26,6 +26,7 @@ import importlib
 import os
 import random
 import resource
+import select
 import signal
 import sys
 import time
@@ -51,15 +52,30 @@ def _setns(fd):
     _check(_libc.setns(fd, 0), "setns")
 
 
-def _sandbox_init(bwrap, ready):
+def _sandbox_init(bwrap, handle, ready):
     """The pid of bubblewrap's child (the sandbox's init) once the placeholder marked it ready."""
     end = time.monotonic() + READY_WAIT
     while not os.path.exists(ready):
-        if time.monotonic() > end:
-            raise TimeoutError("the sandbox did not come up")
-        time.sleep(0.005)
+        if time.monotonic() > end or select.select([handle], [], [], 0.005)[0]:  # bwrap ended
+            raise RuntimeError("the sandbox did not come up")
+    if os.path.basename(os.readlink(f"/proc/{bwrap}/exe")) != "bwrap":
+        raise RuntimeError("not a sandbox")
     with open(f"/proc/{bwrap}/task/{bwrap}/children") as children:
         return int(children.read().split()[0])
+
+
+def _checked(request):
+    """The request, refused unless it names an unprivileged uid of the sandbox's range and cgroup
+    files (defence in depth: only the grader's own executor talks to this server)."""
+    from autograder.sandbox.bubblewrap import UID_RANGE
+
+    first, count = UID_RANGE
+    for key in ("uid", "gid"):
+        if not first <= request[key] < first + count:
+            raise ValueError(f"{key} {request[key]} is outside the sandbox's range")
+    if any(os.path.basename(path) != "cgroup.procs" for path in request["procs"]):
+        raise ValueError("not a cgroup")
+    return request
 
 
 def child(request, fds):
@@ -68,11 +84,12 @@ def child(request, fds):
     from autograder.sandbox.forkserver import die_with_parent
 
     die_with_parent()
+    request = _checked(request)
     bwrap = os.pidfd_open(request["bwrap"])  # a handle that cannot outlive bwrap's pid
     for path in request["procs"]:
         with open(path, "w") as procs:
             procs.write(f"{os.getpid()}\n")
-    init = _sandbox_init(request["bwrap"], request["ready"])
+    init = _sandbox_init(request["bwrap"], bwrap, request["ready"])
     namespaces = {name: os.open(f"/proc/{init}/ns/{name}", os.O_RDONLY)
                   for name in (*NAMESPACES, "pid") if os.path.exists(f"/proc/{init}/ns/{name}")}
     _setns(namespaces.pop("pid"))
