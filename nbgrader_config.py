@@ -38,7 +38,7 @@ c.OverwriteCells.add_missing_cells = True
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 
 # Autograde (CLI and Formgrader): nbgrader's sanitizing, then the sandbox and the judge in place of
-# nbgrader's Execute and SaveAutoGrades. Limits are autograder.sandbox.bubblewrap.Limits' defaults.
+# nbgrader's Execute and SaveAutoGrades.
 c.Autograde.sanitize_preprocessors = [
     "autograder.grading.pipeline.NoteSubmission",
     "nbgrader.preprocessors.ClearOutput",
@@ -53,6 +53,10 @@ c.Autograde.autograde_preprocessors = [
     "nbgrader.preprocessors.AssignLatePenalties",
     "nbgrader.preprocessors.CheckCellMetadata",
 ]
+# The sandbox's limits per submission (autograder/sandbox/limits.py; `python -m autograder grade --help`
+# lists them), for every path that grades: nbgrader autograde, the Formgrader, grade and check.
+# For example: c.SandboxLimits.memory_mb = 8192; c.SandboxLimits.cell_timeout = 120
+
 # Generate Feedback (CLI and Formgrader): the judged page, never the autograded notebook.
 c.GenerateFeedback.preprocessors = []
 c.GenerateFeedback.exporter_class = "autograder.grading.pipeline.FeedbackExporter"

@@ -11,7 +11,7 @@ from autograder.cases import build_submission, load_cases, student_id
 from autograder.course import answer_cells, graded_tests
 from autograder.lint import lint_notebook
 from autograder.statuses import Status
-from autograder.sandbox.bubblewrap import Limits
+from autograder.sandbox.limits import Limits
 
 
 def write_submissions(course, assignment_id, cases, folder) -> None:

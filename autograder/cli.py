@@ -3,11 +3,22 @@ import argparse
 import os
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 from autograder.course import Course, CourseError
-from autograder.sandbox.bubblewrap import Limits
+from autograder.sandbox.limits import Limits
 from autograder.statuses import Status
+
+
+LIMIT_FLAGS = (  # (flag, Limits field, type, metavar, help)
+    ("--timeout", "notebook_timeout", int, "S", "seconds per notebook"),
+    ("--cell-timeout", "cell_timeout", int, "S", "seconds per cell"),
+    ("--memory-mb", "memory_mb", int, "M", "total memory of one submission, all its processes together"),
+    ("--max-procs", "max_procs", int, "N", "processes and threads of one submission"),
+    ("--disk-mb", "disk_mb", int, "M", "bytes one submission may write, working folder and /tmp together"),
+    ("--cpus", "cpus", float, "N", "CPU cores for everything one submission runs, together"),
+)
 
 
 def parser():
@@ -27,19 +38,10 @@ def parser():
     g.add_argument("--assignment", required=True, metavar="ID")
     g.add_argument("--out", required=True, metavar="OUT", help="grades.csv, feedback/, summary.png")
     g.add_argument("--workers", type=int, default=None, help="parallel students (default: cores)")
-    d = Limits()  # the one place the limits' defaults live
-    g.add_argument("--timeout", type=int, default=d.notebook_timeout, metavar="S",
-                   help=f"seconds per notebook (default {d.notebook_timeout})")
-    g.add_argument("--cell-timeout", type=int, default=d.cell_timeout, metavar="S",
-                   help=f"seconds per cell (default {d.cell_timeout})")
-    g.add_argument("--memory-mb", type=int, default=d.memory_mb, metavar="M",
-                   help=f"total memory of one submission, all its processes together (default {d.memory_mb})")
-    g.add_argument("--max-procs", type=int, default=d.max_procs, metavar="N",
-                   help=f"processes and threads of one submission (default {d.max_procs})")
-    g.add_argument("--disk-mb", type=int, default=d.disk_mb, metavar="M",
-                   help=f"bytes one submission may write, working folder and /tmp together (default {d.disk_mb})")
-    g.add_argument("--cpus", type=float, default=d.cpus, metavar="N",
-                   help=f"CPU cores for everything one submission runs, together (default {d.cpus:g})")
+    d = Limits()  # the defaults; the course's nbgrader_config.py (c.SandboxLimits) may change them
+    for flag, name, kind, unit, what in LIMIT_FLAGS:
+        g.add_argument(flag, dest=name, type=kind, default=None, metavar=unit,
+                       help=f"{what} (default: the course's c.SandboxLimits.{name}, else {getattr(d, name):g})")
     g.add_argument("--allow-uncapped", action="store_true",
                    help="grade even where this machine cannot enforce every cap (listed at start)")
     g.add_argument("--scheduler", metavar="ADDRESS",
@@ -90,7 +92,7 @@ def main(argv=None):
             from autograder.statuses import default_workers
 
             workers = args.workers or default_workers()
-            mismatches = sum(check_assignment(course, i, workers, sys.stdout) for i in ids)
+            mismatches = sum(check_assignment(course, i, workers, sys.stdout, course_limits(course)) for i in ids)
             print(f"\n{'all as expected' if not mismatches else f'{mismatches} MISMATCHES'}")
             return 1 if mismatches else 0
         if args.command == "bench" and args.widgets:
@@ -119,18 +121,28 @@ def main(argv=None):
     return 2
 
 
-def limits_from(args) -> Limits:
-    return Limits(cell_timeout=args.cell_timeout, notebook_timeout=args.timeout, memory_mb=args.memory_mb,
-                  max_procs=args.max_procs, disk_mb=args.disk_mb, cpus=args.cpus)
+def course_limits(course) -> Limits:
+    """The limits the course configures (``c.SandboxLimits`` in its nbgrader_config.py), as
+    ``nbgrader autograde`` and the Formgrader read them."""
+    from autograder.grading.admit import course_config
+    from autograder.sandbox.limits import SandboxLimits
+
+    return SandboxLimits(config=course_config(str(course.root))).limits()
+
+
+def limits_from(args, course) -> Limits:
+    """The course's limits, with the flags given on the command line instead."""
+    given = {name: getattr(args, name) for _, name, *_ in LIMIT_FLAGS if getattr(args, name) is not None}
+    return replace(course_limits(course), **given)
 
 
 def grade_command(course, args):
     from autograder.grading.batch import grade_batch
     from autograder.grading.steps import check_caps
-    from autograder.sandbox.caps import describe, missing_caps
+    from autograder.sandbox.probe import describe, missing_caps
     from autograder.statuses import default_workers
 
-    limits = limits_from(args)
+    limits = limits_from(args, course)
     if not 0.01 <= limits.cpus <= 1024:
         raise CourseError(f"--cpus {args.cpus:g}: give a number of cores between 0.01 and 1024")
     print(describe(limits), flush=True)

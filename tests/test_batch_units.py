@@ -180,7 +180,7 @@ def test_the_fingerprint_covers_the_grader_s_own_code(tmp_path, monkeypatch):
     import autograder
     from autograder.course import Course
     from autograder.grading.assignment import fingerprint
-    from autograder.sandbox.bubblewrap import Limits
+    from autograder.sandbox.limits import Limits
 
     course = Course(Path(__file__).resolve().parents[1])
     before = fingerprint(course, "01_nonassociativity", Limits())

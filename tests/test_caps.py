@@ -17,8 +17,8 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-from autograder.sandbox.caps import MB, mechanism, missing_caps
-from autograder.sandbox.bubblewrap import Limits
+from autograder.sandbox.limits import MB, Limits
+from autograder.sandbox.probe import mechanism, missing_caps
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402

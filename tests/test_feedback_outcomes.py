@@ -17,8 +17,8 @@ from conftest import ROOT, run_cli
 from autograder.grading.assignment import Assignment
 from autograder.grading.disclosure import SecretFilter, assertion_templates
 from autograder.grading.score import outcome_notes, score
-from autograder.sandbox.bubblewrap import Limits
-from autograder.sandbox.caps import Usage
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.usage import Usage
 
 LIMITS = Limits(cell_timeout=7, notebook_timeout=40)
 VISIBLE_A = 'assert f(1) == 2, f"f(1) should be 2, got {f(1)}"'

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import ROOT, run_cli
 
-from autograder.sandbox.bubblewrap import Limits
+from autograder.sandbox.limits import Limits
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
@@ -38,8 +38,8 @@ MEASURE = """
 import json, resource, sys
 import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
-from autograder.sandbox.bubblewrap import Limits
-from autograder.sandbox.caps import limit_outcome
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.usage import limit_outcome
 from autograder.sandbox.execute import run_in_sandbox
 
 limits = Limits(traffic_mb=int(sys.argv[2]))

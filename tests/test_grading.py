@@ -466,7 +466,7 @@ def test_a_folder_name_that_is_no_student_id_is_reported_and_the_batch_goes_on(w
 def test_a_grader_failure_on_one_student_is_that_student_s_grader_error(tmp_path, monkeypatch):
     from autograder.course import Course
     from autograder.grading import batch
-    from autograder.sandbox.bubblewrap import Limits
+    from autograder.sandbox.limits import Limits
 
     course = make_course(tmp_path / "course")
     assert run_cli("--course", str(course), "release").returncode == 0

@@ -13,7 +13,7 @@ import pytest
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.sandbox.bubblewrap import MB, Limits
+from autograder.sandbox.limits import MB, Limits
 from autograder.sandbox.execute import (OBSERVATION_MIME, SHOWN_PER_CELL, SHOWN_TOTAL, OutputCaps,
                                         size_of, text_snapshot)
 
@@ -138,7 +138,7 @@ def test_snapshot_stops_before_the_given_cell_and_is_bounded():
 # ---------------------------------------------------------------- in the sandbox (slow)
 
 def _sandbox_ready():
-    from autograder.sandbox.caps import missing_caps
+    from autograder.sandbox.probe import missing_caps
 
     if shutil.which("bwrap") is None:
         return "bubblewrap is not installed"

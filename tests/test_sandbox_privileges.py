@@ -12,9 +12,10 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
-from autograder.sandbox import bubblewrap
-from autograder.sandbox.bubblewrap import Limits, bwrap_command, read_only_paths
-from autograder.sandbox.caps import mechanism, missing_caps, runs_unprivileged
+from autograder.sandbox.bubblewrap import bwrap_command, read_only_paths
+from autograder.sandbox.identity import new_identity
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.probe import mechanism, missing_caps, runs_unprivileged
 
 pytestmark = pytest.mark.slow
 
@@ -98,7 +99,7 @@ def test_only_the_needed_files_of_etc_are_there(canary):
 
 
 def test_the_command_line_drops_privileges_inside_after_the_binds(tmp_path):
-    identity = bubblewrap.new_identity(tmp_path)
+    identity = new_identity(tmp_path)
     cmd = bwrap_command(tmp_path, Limits(), ["python"], identity=identity)
     drop = cmd.index(shutil.which("setpriv"))
     assert cmd[drop - 1] == "--" and cmd[drop + 1] == f"--reuid={identity.uid}"
@@ -196,8 +197,8 @@ def test_a_root_grader_that_cannot_drop_lists_it_as_a_missing_cap(tmp_path):
     fake.mkdir()
     (fake / "setpriv").write_text("#!/bin/sh\necho 'setpriv: setresuid failed: Operation not permitted' >&2\nexit 1\n")
     (fake / "setpriv").chmod(0o755)
-    done = subprocess.run([sys.executable, "-c", "from autograder.sandbox.caps import missing_caps\n"
-                           "from autograder.sandbox.bubblewrap import Limits\nprint(missing_caps(Limits()))"],
+    done = subprocess.run([sys.executable, "-c", "from autograder.sandbox.probe import missing_caps\n"
+                           "from autograder.sandbox.limits import Limits\nprint(missing_caps(Limits()))"],
                           capture_output=True, text=True, timeout=120,
                           env={**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"})
     assert "user: the kernel would run as root: cannot drop to an unprivileged uid" in done.stdout, done

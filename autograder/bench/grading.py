@@ -13,7 +13,7 @@ from autograder.check import write_submissions
 from autograder.course import answer_cells, nbgrader
 from autograder.grading.admit import sanitize
 from autograder.sandbox.execute import execute
-from autograder.sandbox.bubblewrap import Limits
+from autograder.sandbox.limits import Limits
 
 
 def timed(fn) -> float:

@@ -32,7 +32,9 @@ from autograder.grading.steps import (
     write_autograded,
 )
 from autograder.release import generate
-from autograder.sandbox.bubblewrap import Limits, SandboxError, check_layout
+from autograder.sandbox import SandboxError
+from autograder.sandbox.bubblewrap import check_layout
+from autograder.sandbox.limits import Limits
 from autograder.sandbox.execute import run_in_sandbox
 from autograder.statuses import Status
 

@@ -28,7 +28,7 @@ import inspect
 import re
 import sys
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
 IMPORTABLE = ("fplab", "torch", "numpy", "math", "warnings")  # what an entry may name (and is imported for)

@@ -28,7 +28,7 @@ from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
 from autograder.grading.steps import (
     ASSIGNMENT, KEY, check_caps, ensure_reference, final, gradebook_lock, judge, record, render, review_flags, stored_record,
 )
-from autograder.sandbox.bubblewrap import Limits
+from autograder.sandbox.limits import Limits, SandboxLimits
 from autograder.sandbox.execute import run_in_sandbox
 
 def _course(configurable) -> Course:
@@ -66,12 +66,13 @@ class NoteSubmission(NbGraderPreprocessor):
 
 class SandboxedExecute(NbGraderPreprocessor):
     """Run the notebook in the course's sandbox, unprivileged and capped (instead of nbgrader's
-    ``Execute``, which runs it as the grader). The reference is built first if it is not cached."""
+    ``Execute``, which runs it as the grader), within the configured ``SandboxLimits``. The reference
+    is built first if it is not cached."""
 
     allow_uncapped = Bool(False, help="Grade even where a cap cannot be enforced").tag(config=True)
 
     def preprocess(self, nb, resources):
-        limits = Limits()
+        limits = SandboxLimits(parent=self).limits()
         check_caps(limits, self.allow_uncapped)
         _prepared(str(_course(self).root), resources["nbgrader"]["assignment"], limits)
         notes = nb.metadata.get(KEY, {}).get("notes", [])

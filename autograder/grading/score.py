@@ -11,7 +11,7 @@ from autograder.grading.judge import MalformedObservation, judge_cell, observati
 from autograder.grading.method_rules import (AnswerSyntaxError, Rule, dynamic_lookups, judge, parse,
                                                rebinding_problems, released_imports, released_names,
                                                student_cells)
-from autograder.sandbox.caps import limit_outcome, notebook_errors
+from autograder.sandbox.usage import limit_outcome, notebook_errors
 from autograder.sandbox.execute import cell_label
 from autograder.statuses import Status
 

@@ -28,8 +28,8 @@ from autograder.grading.assignment import (
 )
 from autograder.grading.gradebook import final_grades, record_scores
 from autograder.grading.score import Result, conclude
-from autograder.sandbox.bubblewrap import Limits
-from autograder.sandbox.caps import missing_caps
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.probe import missing_caps
 from autograder.sandbox.execute import SandboxRun, run_in_sandbox
 from autograder.statuses import Status
 

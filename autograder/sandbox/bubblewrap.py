@@ -5,7 +5,7 @@ package read-only, and of ``/etc`` only the few world-readable files a kernel ne
 (:data:`ETC_ENTRIES`; no ``shadow``, no ``ssh/``, no credentials); nothing else of the course, the
 submissions or the grading output exists inside. It has no network, its own PID namespace
 (everything in it dies with it), no capabilities, and caps on the total memory, processes, CPU
-and bytes written of everything it runs (:mod:`autograder.sandbox.caps`).
+and bytes written of everything it runs (:mod:`autograder.sandbox.enclosure`).
 
 Where the grader runs as root (cgroup v1 needs it), the kernel does not: bubblewrap, as root,
 builds the sandbox (its binds reach root-only paths such as a Python under ``/root``), keeps
@@ -24,10 +24,14 @@ import os
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
+
+from autograder.sandbox import SandboxError
+from autograder.sandbox.identity import KEPT_CAPS, SANDBOX_USER, WORKDIR, drop_to
+from autograder.sandbox.limits import MB, Limits
+from autograder.sandbox.probe import tmpfs_size_problem
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64"]
 # The files of /etc a kernel needs (dynamic linker, name service, time zone, MIME types, the
@@ -37,79 +41,8 @@ ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "ho
                "gai.conf", "localtime", "timezone", "protocols", "services", "networks", "mime.types",
                "os-release", "debian_version", "alternatives", "fonts", "locale.alias", "python3",
                f"python{sys.version_info.major}.{sys.version_info.minor}", "matplotlibrc")
-UID_RANGE = (1 << 30, 1 << 24)  # (first, count): uids the kernels run as, with no host account
-SANDBOX_USER = "learner"
-KEPT_CAPS = ("CAP_SETUID", "CAP_SETGID", "CAP_SETPCAP")  # for setpriv only; it drops them
-WORKDIR = "/tmp/work"  # the kernel's working folder inside the sandbox, on the capped /tmp
 FPLAB_PARENT = "/opt/finite"  # where the grader's own fplab is bound inside, first on PYTHONPATH
-MB = 1024 * 1024
 MAX_MESSAGE = 64 * MB  # the largest message frame the grader accepts from a kernel (see execute.py's caps)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits for one submission."""
-
-    cell_timeout: int = 60  # seconds per cell (the cell is interrupted)
-    notebook_timeout: int = 600  # seconds for the whole notebook (the sandbox is killed)
-    memory_mb: int = 4096  # total memory of everything one submission runs (also RLIMIT_DATA per process)
-    max_procs: int = 64  # processes and threads of one submission, together
-    disk_mb: int = 512  # bytes one submission may write: /tmp with its working folder (and /dev/shm)
-    cpus: float = 1  # cores for everything one submission runs, together (a CFS quota)
-    # Output bytes kept (autograder.sandbox.execute.OutputCaps): text, images, HTML; the judge's
-    # observations get 4x. The largest solved notebook of the course keeps 0.45 MB in one output,
-    # 1.7 MB in one cell, 2.8 MB in all, all of it observations (05_float16_range).
-    output_mb: float = 1  # per output
-    cell_output_mb: float = 2  # per cell
-    notebook_output_mb: float = 8  # per notebook
-    # Raw bytes the kernel may send on each channel (shell, iopub, control), counted before they
-    # are decoded (autograder.sandbox.traffic); past it the kernel is stopped: resource_limit.
-    traffic_mb: int = 256
-
-
-class SandboxError(Exception):
-    """The sandbox cannot be set up on this machine (missing bwrap, unsafe layout)."""
-
-
-@dataclass(frozen=True)
-class Identity:
-    """Who one sandbox's kernel runs as: ``uid``/``gid`` (no host account; two sandboxes that
-    happen to share one still cannot see each other: separate PID, IPC, network namespaces and
-    mounts), and ``etc``, a root-owned folder with the ``passwd`` and ``group`` the sandbox shows."""
-
-    uid: int
-    gid: int
-    etc: Path
-
-
-def new_identity(folder) -> Identity:
-    """A fresh uid from UID_RANGE that no host account uses, and its passwd/group under ``folder``."""
-    import pwd
-    import grp
-    import secrets
-
-    first, count = UID_RANGE
-    while True:
-        uid = first + secrets.randbelow(count)
-        try:
-            pwd.getpwuid(uid)
-            continue
-        except KeyError:
-            pass
-        try:
-            grp.getgrgid(uid)
-            continue
-        except KeyError:
-            break
-    etc = Path(folder) / "etc"
-    etc.mkdir(mode=0o755)
-    (etc / "passwd").write_text(f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                                f"nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n"
-                                f"{SANDBOX_USER}:x:{uid}:{uid}:{SANDBOX_USER}:{WORKDIR}:/bin/sh\n")
-    (etc / "group").write_text(f"root:x:0:\nnogroup:x:65534:\n{SANDBOX_USER}:x:{uid}:\n")
-    for name in ("passwd", "group"):
-        (etc / name).chmod(0o644)
-    return Identity(uid, uid, etc)
 
 
 def _world_readable(path: Path, follow=True) -> bool:
@@ -141,15 +74,6 @@ def etc_binds():
         if path.exists() and _world_readable(path):
             found.append((path, path))
     return found
-
-
-def drop_to(identity):
-    """argv prefix that runs the rest as ``identity``, for good (inside the sandbox)."""
-    setpriv = shutil.which("setpriv")
-    if not setpriv:
-        raise SandboxError("setpriv (util-linux) is required to run the kernel unprivileged")
-    return [setpriv, f"--reuid={identity.uid}", f"--regid={identity.gid}", "--clear-groups",
-            "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"]
 
 
 def read_only_binds():
@@ -195,7 +119,7 @@ def bwrap_command(sockets, limits, argv, sized=True, identity=None):
     """The bubblewrap command line that runs ``argv`` in the sandbox, in WORKDIR.
 
     ``sockets``: the host folder of the kernel's connection file and sockets, bound at the same
-    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`autograder.sandbox.caps.tmpfs_size_problem`;
+    path; ``sized``: bubblewrap can cap a tmpfs (``--size``), see :func:`autograder.sandbox.probe.tmpfs_size_problem`;
     ``identity``: the :class:`Identity` the kernel runs as (None: as whoever runs bubblewrap).
     """
     bwrap = shutil.which("bwrap")
@@ -281,7 +205,7 @@ class QuietKernelManager(AsyncKernelManager):
 class SandboxedKernelManager(QuietKernelManager):
     """A kernel manager whose kernel runs in the sandbox, reached over Unix sockets.
 
-    With an ``enclosure`` (:class:`autograder.sandbox.caps.Enclosure`) the sockets live in its folder and
+    With an ``enclosure`` (:class:`autograder.sandbox.enclosure.Enclosure`) the sockets live in its folder and
     the sandbox runs inside its cgroup (the executor already does); without one, in ``scratch`` and
     uncapped. With ``kernels`` (the kernel server's :class:`~autograder.sandbox.forkserver.Channel`)
     bubblewrap runs a placeholder and the kernel is forked into the sandbox, pre-imported.
@@ -307,8 +231,6 @@ class SandboxedKernelManager(QuietKernelManager):
         argv = super().format_kernel_cmd(extra_arguments)
         self.kernel_spec.interrupt_mode = "message"  # a signal would hit bwrap, not the kernel
         if self.enclosure is None:
-            from autograder.sandbox.caps import tmpfs_size_problem
-
             return bwrap_command(self.sockets(), self.limits, argv, sized=tmpfs_size_problem() is None)
         if self.kernels is not None:
             self.kernel_arguments = argv[argv.index(self.connection_file) + 1:]

@@ -19,8 +19,10 @@ from pathlib import Path
 import nbformat
 
 from autograder.sandbox import forkserver
-from autograder.sandbox.bubblewrap import MB, SandboxError, kernel_env, kernel_manager_class
-from autograder.sandbox.caps import limit_outcome
+from autograder.sandbox import SandboxError
+from autograder.sandbox.bubblewrap import kernel_env, kernel_manager_class
+from autograder.sandbox.limits import MB
+from autograder.sandbox.usage import limit_outcome
 from autograder.sandbox.execute import OBSERVATION_FACTOR, SHOWN_TOTAL, run_metered, where_it_stopped
 
 GRACE = 60  # seconds the executor gets past the notebook's time limit to stop the kernel and write

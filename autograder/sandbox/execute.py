@@ -33,8 +33,10 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
 
-from autograder.sandbox.bubblewrap import MB, QuietKernelManager
-from autograder.sandbox.caps import Enclosure, Usage
+from autograder.sandbox.bubblewrap import QuietKernelManager
+from autograder.sandbox.enclosure import Enclosure
+from autograder.sandbox.limits import MB
+from autograder.sandbox.usage import Usage
 
 OBSERVATION_MIME = "application/vnd.finite.observation+json"  # fplab.observe.MIME (not imported: torch)
 OBSERVATION_FACTOR = 4  # observations' budgets, as a multiple of the text budgets
@@ -144,6 +146,11 @@ class OutputCaps:
         self.reset()
         self.notes = {}  # (cell index, what) -> note, first seen first
 
+    @classmethod
+    def of(cls, limits) -> "OutputCaps":
+        """The budgets ``limits`` sets (``output_mb``, ``cell_output_mb``, ``notebook_output_mb``)."""
+        return cls(round(limits.output_mb * MB), round(limits.cell_output_mb * MB), round(limits.notebook_output_mb * MB))
+
     def reset(self):
         self.kept = {}  # (class, cell index) -> bytes
         self.total = {"text": 0, "observation": 0}
@@ -218,13 +225,13 @@ class RecordingExecute(Execute):
     """nbgrader's executor, remembering which cells really ran, capping output bytes as they
     arrive and snapshotting the answer cells' text before the first test cell runs."""
 
-    def __init__(self, caps=None, **kwargs):
+    def __init__(self, caps: "OutputCaps", **kwargs):
         super().__init__(**kwargs)
         self.ran = set()
         self.running = None  # index of the cell that started last and has not finished
         self.timed_out = []  # indices of the cells interrupted by the cell time limit
         self.requests = {}  # msg_id of each cell's execute request -> cell index
-        self.caps = caps or OutputCaps(MB, 2 * MB, 8 * MB)
+        self.caps = caps
         self.shown = None
         self.store_widget_state = False
         self.comm_open_handlers = {}  # no Output-widget capture: outputs stay in their cell, capped
@@ -325,7 +332,7 @@ class RecordingExecute(Execute):
 def execute(nb, scratch, limits, sandboxed=True):
     """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome, usage).
 
-    ``usage`` is what the caps recorded (:class:`autograder.sandbox.caps.Usage`), for ``limit_outcome``.
+    ``usage`` is what the caps recorded (:class:`autograder.sandbox.usage.Usage`), for ``limit_outcome``.
     ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs.
     """
     return execute_recorded(nb, scratch, limits, sandboxed)[:3]
@@ -375,10 +382,8 @@ def run_metered(nb, scratch, limits, manager_for):
 
 
 def _execute(nb, scratch, limits, manager, meter=None):
-    caps = OutputCaps(round(limits.output_mb * MB), round(limits.cell_output_mb * MB),
-                      round(limits.notebook_output_mb * MB))
     executor = RecordingExecute(
-        caps=caps, timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
+        caps=OutputCaps.of(limits), timeout=limits.cell_timeout, interrupt_on_timeout=True, allow_errors=True,
         raise_on_iopub_timeout=False, kernel_manager_class=manager,
         extra_arguments=["--HistoryManager.hist_file=:memory:"],
     )

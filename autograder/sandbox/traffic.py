@@ -15,7 +15,7 @@ from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
 from traitlets import Type
 
-from autograder.sandbox.bubblewrap import MB
+from autograder.sandbox.limits import MB
 
 CHANNELS = ("shell", "iopub", "control")  # the channels the executor opens
 DELIMITER = b"<IDS|MSG>"  # jupyter_client.session.DELIM

@@ -67,7 +67,7 @@ def _sandbox_init(bwrap, handle, ready):
 def _checked(request):
     """The request, refused unless it names an unprivileged uid of the sandbox's range and cgroup
     files (defence in depth: only the grader's own executor talks to this server)."""
-    from autograder.sandbox.bubblewrap import UID_RANGE
+    from autograder.sandbox.identity import UID_RANGE
 
     first, count = UID_RANGE
     for key in ("uid", "gid"):

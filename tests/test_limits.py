@@ -1,0 +1,34 @@
+"""The sandbox's limits are configured in one place: c.SandboxLimits in the course's
+nbgrader_config.py, read by nbgrader's preprocessors, `grade` and `check`; grade's flags win."""
+from types import SimpleNamespace
+
+from traitlets.config import Config
+
+from autograder.cli import course_limits, limits_from, parser
+from autograder.grading.pipeline import SandboxedExecute
+from autograder.sandbox.limits import Limits, SandboxLimits
+
+
+def course_with(tmp_path, lines):
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n" + "".join(f"{line}\n" for line in lines))
+    return SimpleNamespace(root=tmp_path)
+
+
+def test_the_defaults_are_the_dataclass_s():
+    assert SandboxLimits().limits() == Limits()
+
+
+def test_the_course_config_sets_the_limits_every_path_reads(tmp_path):
+    course = course_with(tmp_path, ["c.SandboxLimits.memory_mb = 8192", "c.SandboxLimits.cell_timeout = 7"])
+    limits = course_limits(course)
+    assert (limits.memory_mb, limits.cell_timeout, limits.disk_mb) == (8192, 7, Limits().disk_mb)
+    config = Config({"SandboxLimits": {"memory_mb": 8192, "output_mb": 0.5}})  # as nbgrader hands it over
+    assert SandboxLimits(parent=SandboxedExecute(config=config)).limits() == \
+        Limits(memory_mb=8192, output_mb=0.5)
+
+
+def test_grade_s_flags_override_the_course_config(tmp_path):
+    course = course_with(tmp_path, ["c.SandboxLimits.memory_mb = 8192", "c.SandboxLimits.cpus = 2.0"])
+    args = parser().parse_args(["grade", "x", "--assignment", "a", "--out", "o", "--memory-mb", "1000"])
+    limits = limits_from(args, course)
+    assert (limits.memory_mb, limits.cpus) == (1000, 2.0)
