@@ -25,6 +25,7 @@ import signal
 import socket
 import subprocess
 import sys
+import traceback
 from pathlib import Path
 
 PACKET = 64 * 1024
@@ -167,6 +168,8 @@ def serve(module_name: str, fd: int) -> None:
                 sock.close()
                 module.child(request, fds)
                 code = 0
+            except BaseException:
+                traceback.print_exc()  # to the child's stderr: the executor's log, or nowhere
             finally:
                 os._exit(code)
         for fd in fds:

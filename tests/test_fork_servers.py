@@ -1,0 +1,100 @@
+"""Kernels and executors forked from pre-imported servers keep every property of a fresh sandbox:
+nothing of an earlier student, no server file descriptor, a crash costs one student, a dead
+server comes back (issue #29). Skips where the grader cannot run kernels unprivileged."""
+import json
+import os
+import shutil
+
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_notebook
+
+from autograder.sandbox import forkserver
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.probe import missing_caps, runs_unprivileged
+
+pytestmark = pytest.mark.slow
+
+if shutil.which("bwrap") is None or missing_caps(Limits()) or not runs_unprivileged():
+    pytest.skip("the kernel server needs the capped sandbox as root", allow_module_level=True)
+
+LEAVE_TRACES = """
+import sys, torch, fplab, numpy
+torch.finite_trace = fplab.finite_trace = "earlier student"
+sys.modules["finite_trace"] = numpy
+open("/tmp/finite_trace", "w").write("earlier student")
+open("/dev/shm/finite_trace", "w").write("earlier student")
+print("left")
+"""
+LOOK = """
+import json, os, socket, sys
+seqpackets = []
+for fd in map(int, os.listdir("/proc/self/fd")):
+    try:
+        kind = socket.socket(fileno=os.dup(fd))
+    except OSError:
+        continue
+    seqpackets += [fd] if kind.type == socket.SOCK_SEQPACKET else []
+    kind.close()
+import torch, fplab
+print(json.dumps({
+    "pid": os.getpid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+    "preloaded": "autograder.sandbox.zygote" in sys.modules,
+    "traces": [hasattr(torch, "finite_trace"), hasattr(fplab, "finite_trace"), "finite_trace" in sys.modules,
+               os.path.exists("/tmp/finite_trace"), os.path.exists("/dev/shm/finite_trace")],
+    "seqpackets": seqpackets, "uid": os.getuid(), "path": sys.path[:2], "cwd": os.getcwd(),
+}))
+"""
+
+
+def run(*sources):
+    from autograder.sandbox.execute import run_in_sandbox
+
+    nb = new_notebook(cells=[new_code_cell(s, metadata={"nbgrader": {"solution": True, "grade_id": f"a{i}"}})
+                             for i, s in enumerate(sources)])
+    done = run_in_sandbox(nbformat.writes(nb), Limits())
+    return done, nbformat.reads(done.executed, as_version=4)
+
+
+def printed(cell):
+    return "".join(o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+
+
+def test_a_forked_kernel_holds_nothing_of_an_earlier_student_nor_of_the_server():
+    first, nb = run(LEAVE_TRACES)
+    assert first.outcome == "ok" and "left" in printed(nb.cells[0])
+    second, nb = run(LOOK)
+    seen = json.loads(printed(nb.cells[0]))
+    assert seen["preloaded"], "the kernel did not come from the kernel server"
+    assert seen["traces"] == [False] * 5
+    assert seen["seqpackets"] == []  # no socket of a fork server
+    assert seen["uid"] == second.usage.uid != first.usage.uid
+    assert seen["pids"] == sorted({1, 2, seen["pid"]} | set(seen["pids"])) and len(seen["pids"]) <= 4
+    assert seen["path"] == ["/tmp/work", "/opt/finite"] and seen["cwd"] == "/tmp/work"
+
+
+def test_a_kernel_that_kills_itself_costs_its_student_only_and_a_dead_server_comes_back():
+    crashed, _ = run("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
+    assert crashed.outcome == "kernel_died"
+    for module in ("autograder.sandbox.zygote", "autograder.sandbox.client"):
+        forkserver._servers[module].process.kill()
+        forkserver._servers[module].process.wait()
+    after, nb = run(LOOK)
+    assert after.outcome == "ok" and json.loads(printed(nb.cells[0]))["preloaded"]
+
+
+def test_the_kernel_server_refuses_a_uid_outside_the_sandbox_range():
+    from autograder.sandbox.zygote import _checked
+
+    request = {"uid": 0, "gid": 0, "procs": []}
+    with pytest.raises(ValueError):
+        _checked(request)
+    with pytest.raises(ValueError):
+        _checked({**request, "uid": 1 << 30, "gid": 1 << 30, "procs": ["/etc/passwd"]})
+
+
+def test_a_worker_s_servers_are_its_own():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0 if forkserver._servers == {} else 1)
+    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
