@@ -57,6 +57,8 @@ def parser():
     b.add_argument("--repeats", type=int, default=3, help="executions per notebook (default: 3)")
     b.add_argument("--grading", action="store_true",
                    help="benchmark batch grading instead (first ID only; default 01_nonassociativity)")
+    b.add_argument("--profile", action="store_true",
+                   help="where one graded notebook's seconds go, step by step (first ID only)")
     b.add_argument("--widgets", action="store_true",
                    help="time the fplab.widgets explorers instead: ms per slider move")
     b.add_argument("--students", type=int, default=24, help="submissions in the synthetic class (default 24)")
@@ -99,6 +101,11 @@ def main(argv=None):
             from autograder.bench.widgets import bench_widgets
 
             bench_widgets(sys.stdout)
+            return 0
+        if args.command == "bench" and args.profile:
+            from autograder.bench.profile import profile
+
+            profile(course, (args.ids or ["01_nonassociativity"])[0], args.repeats, sys.stdout)
             return 0
         if args.command == "bench" and args.grading:
             from autograder.bench.grading import bench_grading

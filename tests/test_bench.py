@@ -33,3 +33,12 @@ def test_bench_grading_compares_serial_nbgrader_local_workers_and_dask(tmp_path)
         assert re.search(rf"grade, {re.escape(label)}\s+\d+\.\d s\s+\d+\.\d notebooks/min\s+\d+\.\d\dx serial "
                          r"nbgrader \(goal >= \d\.\dx: (met|NOT met)", out), out
     assert re.search(r"sandbox cost [+-]\d+\.\d % \(goal <= \+10 %: (met|NOT met)\)", out), out
+
+
+def test_bench_profile_prints_each_step_of_one_graded_notebook():
+    done = run_cli("bench", "--profile", "02_norm_overflow", "--repeats", "1")
+    assert done.returncode == 0, done.stderr
+    for step in ("admit", "sandbox up", "the notebook's cells", "sandbox down", "judge", "feedback page", "in all"):
+        assert re.search(rf"  {re.escape(step)}.*\s\d+\.\d\d s$", done.stdout, re.M), done.stdout
+    assert re.search(r"the grader's own share \(all but the cells\): \d+\.\d\d s; .* import torch.*: \d+\.\d\d s",
+                     done.stdout), done.stdout
