@@ -99,7 +99,7 @@ class ForkServer(Channel):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         super().__init__(ours)
         self.env = env
-        path = os.pathsep.join(filter(None, [env.get("PYTHONPATH"), PACKAGE_PARENT]))
+        path = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))  # this grader's code first
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autograder.sandbox.forkserver", module, str(theirs.fileno())],
             env={**env, "PYTHONPATH": path},
