@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-import nbformat
 import torch
 from nbgrader import __version__ as nbgrader_version
 
@@ -127,7 +126,7 @@ def reference_observations(assignment, run) -> dict:
     CourseError naming the cell when a test fails on the solutions or observes nothing."""
     from autograder.grading.score import kernel_passed
 
-    nb = nbformat.reads(run.executed, as_version=4)
+    nb = run.notebook()
     found = {}
     for index, cell in enumerate(nb.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

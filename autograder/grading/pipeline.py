@@ -78,7 +78,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         notes = nb.metadata.get(KEY, {}).get("notes", [])
         run = run_in_sandbox(nbformat.writes(nb), limits)
         resources[KEY] = (run, notes, limits)
-        return nbformat.reads(run.executed, as_version=4), resources
+        return run.notebook(), resources
 
 
 class JudgeGrades(NbGraderPreprocessor):

@@ -5,7 +5,6 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 
-import nbformat
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
 from autograder.grading.method_rules import (AnswerSyntaxError, Rule, dynamic_lookups, judge, parse,
@@ -275,7 +274,7 @@ def conclude(student: str, run, notes: list, assignment, limits, digest: str = "
     """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`; ``stamp``: the
     fingerprint it was graded with; ``submitted_at``: nbgrader's timestamp. Returns (Result,
     executed notebook)."""
-    nb = nbformat.reads(run.executed, as_version=4)
+    nb = run.notebook()
     scores, errors, visible, judged = score(nb, set(run.ran), assignment, run, limits)
     for test, why in method_problems(nb, assignment).items():
         scores[test], judged[test], errors[test] = 0.0, 0.0, why

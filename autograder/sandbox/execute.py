@@ -438,6 +438,10 @@ class SandboxRun:
     timed_out: tuple = ()  # indices of the cells the cell time limit interrupted
     stopped_in: int = -1  # index of the cell running when the kernel died or was stopped (-1: none)
 
+    def notebook(self) -> NotebookNode:
+        """The executed notebook (validated where it was read from the executor, not again)."""
+        return nbformat.v4.reads(self.executed)
+
 
 def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
     """Execute a restored notebook in a fresh, capped sandbox (the only step that runs student
