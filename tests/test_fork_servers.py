@@ -98,3 +98,20 @@ def test_a_worker_s_servers_are_its_own():
     if pid == 0:
         os._exit(0 if forkserver._servers == {} else 1)
     assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+
+
+def test_a_kernel_server_that_cannot_start_is_one_line_then_fresh_kernels(tmp_path, monkeypatch, capsys):
+    from autograder.sandbox import client
+
+    broken = tmp_path / "broken"
+    (broken / "torch").mkdir(parents=True)
+    (broken / "torch" / "__init__.py").write_text("raise ImportError('no torch for the server')\n")
+    env = {**client.kernel_env(), "PYTHONPATH": str(broken)}
+    monkeypatch.setattr(client, "kernel_env", lambda: env)
+    monkeypatch.setattr(client, "_no_kernel_server", [])
+    first, nb = run(LOOK)
+    second, _ = run("print('again')")
+    assert first.outcome == second.outcome == "ok"
+    assert not json.loads(printed(nb.cells[0]))["preloaded"] and json.loads(printed(nb.cells[0]))["uid"] > 0
+    lines = [line for line in capsys.readouterr().err.splitlines() if "fresh kernel" in line]
+    assert len(lines) == 1 and "did not start" in lines[0]

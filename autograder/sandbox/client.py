@@ -14,6 +14,7 @@ import json
 import os
 import pickle
 import socket
+import sys
 from pathlib import Path
 
 import nbformat
@@ -44,8 +45,7 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
     job, result, log = scratch / "job.pickle", scratch / "result.json", scratch / "executor.log"
     job.write_bytes(pickle.dumps({"notebook": notebook_json, "scratch": str(scratch), "limits": limits,
                                   "enclosure": enclosure}))
-    kernels = [forkserver.server("autograder.sandbox.zygote", kernel_env()).fileno()] \
-        if enclosure.identity is not None else []
+    kernels = _kernel_server() if enclosure.identity is not None else []
     request = {"job": str(job), "result": str(result), "log": str(log), "cwd": str(scratch),
                "procs": enclosure.cgroup.procs_files() if enclosure.cgroup else []}
     try:
@@ -69,6 +69,22 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
     return {"executed": notebook_json, "ran": [], "outcome": "timeout" if stopped else "kernel_died", "cut": [],
             "shown": {}, "disk_peak": 0, "disk_full": False, "traffic": "", "returncode": returncode,
             "why": _tail(log)}
+
+
+_no_kernel_server = []  # why this process's kernel server could not start, once it could not
+
+
+def _kernel_server() -> list:
+    """[the kernel server's socket], or [] (each kernel a fresh process, as capped as ever) when it
+    cannot start here: said once, on stderr."""
+    if _no_kernel_server:
+        return []
+    try:
+        return [forkserver.server("autograder.sandbox.zygote", kernel_env()).fileno()]
+    except forkserver.ServerGone as error:
+        _no_kernel_server.append(str(error))
+        print(f"{error}: each notebook starts a fresh kernel instead (slower, as safe)", file=sys.stderr)
+        return []
 
 
 def _ended(executor):

@@ -11,7 +11,8 @@ but its exit status. The child does everything that concerns one student (enteri
 namespaces and uid) after the fork, in ``MODULE.child(request, fds)``.
 
 Protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet, so a client killed
-mid-send cannot garble the next request): the client sends a JSON request with an ``id`` (and
+mid-send cannot garble the next request): the server says ``{"ready"}`` once it has imported; the
+client sends a JSON request with an ``id`` (and
 file descriptors, ``SCM_RIGHTS``); the server forks, replies ``{"id", "pid"}``, waits for the child
 and replies ``{"id", "status"}`` (its exit code, negative for a signal). Children run one at a time.
 
@@ -29,6 +30,7 @@ import traceback
 from pathlib import Path
 
 PACKET = 64 * 1024
+START_WAIT = 300  # seconds a server gets to import what it preloads
 MAX_FDS = 4
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 
@@ -107,6 +109,11 @@ class ForkServer(Channel):
             pass_fds=(theirs.fileno(),), start_new_session=True)
         theirs.close()
         self.owner = os.getpid()
+        try:
+            self.reply(None, "ready", timeout=START_WAIT)
+        except (TimeoutError, ServerGone):
+            self.close()
+            raise ServerGone(f"the fork server for {module} did not start") from None
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
@@ -147,6 +154,7 @@ def serve(module_name: str, fd: int) -> None:
     fork a child per request, one at a time, until the client's end closes."""
     module = importlib.import_module(module_name)
     sock = socket.socket(fileno=fd)
+    sock.send(json.dumps({"ready": True}).encode())
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     while True:
         try:
