@@ -330,8 +330,10 @@ def test_interrupted_batch_resumes_without_regrading(tmp_path):
     out = tmp_path / "out"
     command = [sys.executable, "-m", "autograder", "--course", str(course), "grade", str(tmp_path / "submitted"),
                "--assignment", ASSIGNMENT, "--out", str(out), "--workers", "1", "--cell-timeout", "10"]
-    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True, start_new_session=True)
+    # As from a terminal: SIGINT at its default (a runner that started this suite in the background
+    # has it ignored, and an ignored SIGINT is inherited across exec).
+    first = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     results = out / ".results"
     deadline = time.monotonic() + 300
     while len(list(results.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
