@@ -30,16 +30,19 @@ def _unescape(field):
     return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), field)
 
 
-def _mounts():
-    """[(mount point, mount root, fstype, super options)] of cgroup file systems under cgroup_root()."""
-    root, found = cgroup_root(), []
+def _mountinfo():
+    """(fields before " - ", fields after) of each line of /proc/self/mountinfo; none if unreadable."""
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
-        return found
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        fields, tail = left.split(), right.split()
+        return []
+    return [(left.split(), right.split()) for left, _, right in (line.partition(" - ") for line in lines)]
+
+
+def _mounts():
+    """[(mount point, mount root, fstype, super options)] of cgroup file systems under cgroup_root()."""
+    root, found = cgroup_root(), []
+    for fields, tail in _mountinfo():
         if len(fields) < 5 or len(tail) < 3 or tail[0] not in ("cgroup", "cgroup2"):
             continue
         point = Path(_unescape(fields[4]))
@@ -242,13 +245,8 @@ def tmpfs_size_problem():
 
 def socket_root():
     """The RAM-backed host folder for kernels' sockets (so writes there count as memory), or None."""
-    try:
-        lines = Path("/proc/self/mountinfo").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        left, _, right = line.partition(" - ")
-        if left.split()[4:5] == [str(SOCKET_ROOT)] and right.split()[:1] == ["tmpfs"]:
+    for fields, tail in _mountinfo():
+        if fields[4:5] == [str(SOCKET_ROOT)] and tail[:1] == ["tmpfs"]:
             return SOCKET_ROOT if os.access(SOCKET_ROOT, os.W_OK | os.X_OK) else None
     return None
 
