@@ -67,16 +67,18 @@ def prepare_assignment(course, assignment_id, workdir):
 
 
 @contextmanager
-def reference(course, assignment, limits, stamp):
+def reference(course, assignment, limits, stamp, pool=None):
     """Fill ``assignment.reference``: from the course's cache, else from a run of the solutions
-    that starts now in a local process (never on a Dask worker: it holds the solutions), beside the
-    students' runs. The body submits the students; the run is checked and cached when it ends."""
+    that starts now, beside the students' runs: first on ``pool`` (the local workers, so a batch
+    never runs more sandboxes at once than it has workers), or, with no local pool, in a local
+    process of its own (never on a Dask worker: it holds the solutions). The body submits the
+    students; the run is checked and cached when it ends."""
     cached = stored_reference(reference_path(course, assignment.assignment_id, stamp))
     if cached is not None:
         assignment.reference = cached
         yield
         return
-    with ProcessPoolExecutor(max_workers=1) as local:
+    with nullcontext(pool) if pool is not None else ProcessPoolExecutor(max_workers=1) as local:
         running = local.submit(reference_run, course, assignment.assignment_id, limits)
         try:
             yield
@@ -370,7 +372,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
 
         futures, ended = {}, []
         try:
-            with reference(course, assignment, limits, stamp):
+            with reference(course, assignment, limits, stamp, None if scheduler else pool):
                 for submission, digest in todo:
                     admitted = admit(course, submission, assignment)
                     if admitted.nb is None:

@@ -11,6 +11,7 @@ import base64
 import binascii
 import codecs
 import re
+import warnings
 import zlib
 
 SHINGLE = 20  # letters and digits in a row that count as a quotation
@@ -75,10 +76,14 @@ def _decoded_runs(text: str):
     for blob in blobs:
         yield blob.decode("utf-8", errors="ignore")
     if "\\" in text:
-        try:
-            yield codecs.decode(text, "unicode_escape")
-        except (UnicodeDecodeError, ValueError):
-            pass
+        with warnings.catch_warnings():  # "invalid escape sequence": the text is anybody's
+            warnings.simplefilter("ignore", DeprecationWarning)
+            try:
+                unescaped = codecs.decode(text, "unicode_escape")
+            except (UnicodeDecodeError, ValueError):
+                unescaped = None
+        if unescaped is not None:
+            yield unescaped
 
 
 def _inflate(blob: bytes) -> bytes:
