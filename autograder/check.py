@@ -46,7 +46,8 @@ def check_assignment(course, assignment_id: str, workers: int, out, limits: Limi
 
 def report(assignment_id, cases, tests, results, out) -> int:
     """Print one row per case: what it must score, what it scored, and whether they agree; then
-    the share of wrong answers a visible test alone catches. Returns the number of mismatches."""
+    the share of a learner's wrong answers (the generic attacks aside) that a visible test alone
+    catches. Returns the number of mismatches."""
     total = sum(tests.values())
     width = max(len(c.name) for c in cases)
     want_width = max(len(describe_expectation(c, total)) for c in cases)
@@ -75,7 +76,7 @@ def report(assignment_id, cases, tests, results, out) -> int:
         mismatches += verdict != "ok"
         print(f"  {case.name:<{width}}  want {describe_expectation(case, total):<{want_width}}  "
               f"got {detail:<24} {verdict}", file=out)
-    wrongs = [c for c in cases if c.failing]
+    wrongs = [c for c in cases if c.failing and not c.attack]
     if wrongs:
         caught = sum(c.failing in results[student_id(c)].caught_by_visible for c in wrongs)
         print(f"  visible tests alone catch {caught} of {len(wrongs)} wrong answers "
@@ -86,6 +87,8 @@ def report(assignment_id, cases, tests, results, out) -> int:
 def describe_expectation(case, total) -> str:
     if case.blank:
         return "0 (runs to the end)"
+    if case.attack:
+        return f"{case.failing}=0"
     if case.failing:
         return f"{case.failing}=0, rest full"
     if case.partial:

@@ -7,8 +7,8 @@ import shutil
 import nbformat
 import pytest
 
-from autograder.cases import Case, build_submission
-from autograder.course import Course, answer_cells, graded_tests, hidden_regions
+from autograder.cases import EVERY_ASSIGNMENT, Case, build_submission, load_cases
+from autograder.course import Course, answer_cells, hidden_regions
 from autograder.grading.disclosure import SecretFilter
 from conftest import ROOT, run_cli
 
@@ -22,6 +22,9 @@ CASES = ROOT / "cases" / ID
 # The honest answers every attack is added to: three right, kahan_sum and the quiz wrong.
 HONEST = {"kahan_sum": (CASES / "kahan_sum--wrong--left_to_right.py").read_text(),
           "quiz": (CASES / "quiz--wrong--sums_hide_errors.py").read_text()}
+# The generic oracle (cases/every_assignment/), as the self-check adds it to every assignment.
+(ORACLE,) = [c for c in load_cases(Course(ROOT), ID, answer_cells(Course(ROOT).source_notebook(ID)))
+             if c.name.startswith(EVERY_ASSIGNMENT)]
 
 PATCH_RUN_CELL = """
 _shell = get_ipython()
@@ -92,6 +95,7 @@ def graded(tmp_path_factory):
         "checks": {"ulp_distance": "\n" + PATCH_CHECKS},
         "equaliser": {"kahan_sum": ALWAYS_EQUAL},
         "leaker": {"quiz": LEAK_QUIZ},
+        "oracle": ORACLE.answers,  # the generic attack every assignment's self-check grades
     }
     for student, extra in attacks.items():
         path = base / "submitted" / student / ID / f"{ID}.ipynb"
@@ -103,6 +107,14 @@ def graded(tmp_path_factory):
     rows = {r["student"]: r for r in csv.DictReader((base / "out" / "grades.csv").open())}
     pages = {s: (base / "out" / "feedback" / s / f"{ID}.html").read_text() for s in attacks}
     return rows, pages, course, release_nb
+
+
+def test_the_oracle_scores_nothing_and_is_flagged_for_review(graded):
+    rows, _, _, _ = graded
+    (target,) = ORACLE.answers
+    assert rows["oracle"][f"test_{target}"] == "0", rows["oracle"]
+    assert float(rows["oracle"]["score"]) == float(rows["honest"]["score"]) - float(rows["honest"][f"test_{target}"])
+    assert "_getframe" in rows["oracle"]["review"], rows["oracle"]
 
 
 def test_honest_answers_get_what_they_deserve(graded):
@@ -132,67 +144,3 @@ def test_no_feedback_page_holds_hidden_text_in_any_encoding(graded):
         assert not any(line in page or line[::-1] in page for line in hidden), student
         assert not secrets.leaks(page), student
     assert "ran after the first test cell" in pages["leaker"]  # its output is not shown at all
-
-
-# ---------------------------------------------------------------- generic oracles, every assignment
-
-# An answer that implements nothing and asks the kernel for the answer instead: the caller's
-# locals, then the running test cell's own source (its asserts' expected sides, evaluated in a
-# copy of the caller's namespace), with fplab's observe replaced by one that asks for an infinite
-# tolerance. Against hidden tests that hold no answer it finds nothing.
-ORACLE = '''
-import ast as _ast, linecache as _lc, sys as _sys
-import fplab.observe as _fo
-_real_observe = _fo.observe
-_fo.observe = lambda name, value, **kw: _real_observe(name, value, rtol=1e300, atol=1e300)
-
-def _oracle():
-    frame = _sys._getframe(2)
-    while frame is not None:
-        for key, value in list(frame.f_locals.items()):
-            if any(word in key.lower() for word in ("expect", "want", "ref", "answer", "truth")):
-                return value
-        source = "".join(_lc.getlines(frame.f_code.co_filename))
-        if "observe" in source:
-            try:
-                tree = _ast.parse(source)
-            except SyntaxError:
-                tree = None
-            for node in _ast.walk(tree) if tree else ():
-                if isinstance(node, _ast.Compare) and node.comparators:
-                    try:
-                        return eval(compile(_ast.Expression(node.comparators[0]), "<o>", "eval"),
-                                    dict(frame.f_globals), dict(frame.f_locals))
-                    except Exception:
-                        continue
-        frame = frame.f_back
-    return None
-
-def {name}(*args, **kwargs):
-    return _oracle()
-'''
-
-
-def first_graded_function(source_nb):
-    return next(c.metadata["nbgrader"]["grade_id"] for c in source_nb.cells
-                if c.metadata.get("nbgrader", {}).get("solution") and c.metadata["nbgrader"]["grade_id"] != "quiz")
-
-
-@pytest.mark.parametrize("assignment_id", Course(ROOT).assignment_ids())
-def test_an_oracle_reading_the_running_test_and_forging_observe_gains_nothing(assignment_id, tmp_path):
-    course = Course(ROOT)
-    source_nb = course.source_notebook(assignment_id)
-    target = first_graded_function(source_nb)
-    release_nb = nbformat.read(course.release / assignment_id / f"{assignment_id}.ipynb", as_version=4)
-    attack = build_submission(release_nb, answer_cells(source_nb),
-                              Case("oracle", {target: ORACLE.replace("{name}", target)}))
-    path = tmp_path / "submitted" / "oracle" / assignment_id / f"{assignment_id}.ipynb"
-    path.parent.mkdir(parents=True)
-    nbformat.write(attack, path)
-    done = run_cli("grade", str(tmp_path / "submitted"), "--assignment", assignment_id, "--out",
-                   str(tmp_path / "out"), "--workers", "1")
-    assert done.returncode == 0, done.stderr
-    row = next(csv.DictReader((tmp_path / "out" / "grades.csv").open()))
-    assert float(row[f"test_{target}"]) == 0, row
-    assert float(row["score"]) <= float(row["max_score"]) - graded_tests(source_nb)[f"test_{target}"], row
-    assert "review" in row and "_getframe" in row["review"], row

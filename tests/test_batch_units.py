@@ -9,7 +9,9 @@ import pytest
 
 from autograder import release as release_module
 from autograder.grading.batch import check_folders, finished, result_path, write_atomic
-from autograder.cases import Case
+from types import SimpleNamespace
+
+from autograder.cases import Case, load_cases
 from autograder.check import report
 from autograder.cli import summary
 from autograder.course import CourseError
@@ -20,6 +22,21 @@ TESTS = {"test_a": 2, "test_b": 3}
 
 def result(student, scores, status="graded", judged=None, **kw):
     return Result(student, "x", status, scores, 5.0, judged=judged or {t: 1.0 for t in scores}, **kw)
+
+
+def test_generic_attacks_answer_the_first_cell_defining_its_own_function(tmp_path):
+    (tmp_path / "every_assignment").mkdir()
+    (tmp_path / "every_assignment" / "ask.py").write_text("def $function(x):\n    return x\n")
+    (tmp_path / "a1").mkdir()
+    (tmp_path / "a1" / "b--right--other.py").write_text("b = 2\n")
+    cells = {"quiz": "q1 = 'a'", "b": "b = 1", "f": "import math\ndef f(x):\n    return x", "g": "def g(): pass"}
+    solutions = {k: SimpleNamespace(source=v) for k, v in cells.items()}
+    cases = load_cases(SimpleNamespace(cases=tmp_path), "a1", solutions)
+    assert [c.name for c in cases] == ["solution", "blank", "b--right--other", "every_assignment--ask"]
+    assert cases[-1].answers == {"f": "def f(x):\n    return x\n"}
+    assert cases[-1].expected({"test_b": 1, "test_f": 2}) == {"test_b": None, "test_f": 0}  # the rest unchecked
+    with pytest.raises(CourseError, match="named after itself"):
+        load_cases(SimpleNamespace(cases=tmp_path), "a1", {"quiz": solutions["quiz"], "b": solutions["b"]})
 
 
 def test_case_expectations():
