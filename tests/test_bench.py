@@ -18,7 +18,7 @@ def test_bench_prints_each_notebook_against_the_floor():
     done = run_cli("bench", "02_norm_overflow", "--repeats", "1")
     assert done.returncode == 0, done.stderr
     assert re.search(r"floor \(kernel start \+ import torch\): \d+\.\d\d s", done.stdout)
-    assert re.search(r"02_norm_overflow\s+\d+\.\d\d\s+\d+\.\d\d\s+\d+\.\d\d  (met|OVER)", done.stdout), done.stdout
+    assert re.search(r"02_norm_overflow(\s+\d+\.\d\d){4}  <= 2x (met|OVER)", done.stdout), done.stdout
 
 
 @pytest.mark.skipif(shutil.which("bwrap") is None and not os.environ.get("CI"), reason="bubblewrap is not installed")

@@ -53,10 +53,9 @@ def grade_once(course, submission, assignment, limits, stamp) -> list:
     return [b - a for a, b in zip(marks, marks[1:])]
 
 
-def profile(course, assignment_id: str, repeats: int, out) -> None:
-    """Print the median seconds of each step over ``repeats`` gradings of the solved notebook
-    (after one warm-up, which starts this process's fork servers), against the floor a plain
-    nbgrader autograde pays per notebook: a fresh kernel and ``import torch``."""
+def graded_runs(course, assignment_id: str, repeats: int) -> tuple:
+    """(seconds of a warm-up grading, [seconds per step for each of ``repeats`` gradings]) of the
+    solved notebook; the warm-up is the first grading in this process, which starts its fork servers."""
     limits = Limits()
     with tempfile.TemporaryDirectory(prefix="finite-profile-") as workdir:
         workdir = Path(workdir)
@@ -66,11 +65,17 @@ def profile(course, assignment_id: str, repeats: int, out) -> None:
         assignment = prepare_assignment(course, assignment_id, workdir / "prepared")
         stamp = fingerprint(course, assignment_id, limits)
         ensure_reference(course, assignment, limits, stamp)
-        start = time.perf_counter()
-        grade_once(course, submission, assignment, limits, stamp)
-        cold = time.perf_counter() - start
-        runs = [grade_once(course, submission, assignment, limits, stamp) for _ in range(repeats)]
-        floor = statistics.median(execute_seconds(floor_notebook(), workdir) for _ in range(repeats))
+        cold = sum(grade_once(course, submission, assignment, limits, stamp))
+        return cold, [grade_once(course, submission, assignment, limits, stamp) for _ in range(repeats)]
+
+
+def profile(course, assignment_id: str, repeats: int, out) -> None:
+    """Print the median seconds of each step over ``repeats`` gradings of the solved notebook
+    (after one warm-up), against the floor a plain nbgrader autograde pays per notebook: a fresh
+    kernel and ``import torch``."""
+    cold, runs = graded_runs(course, assignment_id, repeats)
+    with tempfile.TemporaryDirectory(prefix="finite-floor-") as scratch:
+        floor = statistics.median(execute_seconds(floor_notebook(), scratch) for _ in range(repeats))
     medians = [statistics.median(run[i] for run in runs) for i in range(len(STEPS))]
     print(f"{assignment_id}, solved, graded {repeats} times after a warm-up "
           f"(the first grading in a process, which starts its fork servers: {cold:.2f} s)", file=out)
