@@ -180,6 +180,7 @@ def kernel_env() -> dict:
     }
 
 
+SHUTDOWN_POLL = 0.01  # seconds between checks that a kernel asked to shut down has ended
 PRLIMIT = {"RLIMIT_DATA": "data", "RLIMIT_FSIZE": "fsize", "RLIMIT_CORE": "core"}
 
 
@@ -274,6 +275,10 @@ class SandboxedKernelManager(QuietKernelManager):
                 "package_parent": PACKAGE_PARENT})
         except ServerGone as error:
             raise SandboxError(str(error)) from None
+
+    async def _async_finish_shutdown(self, waittime=None, pollinterval=0.1, restart=False):
+        """jupyter_client's, polling every SHUTDOWN_POLL s, not 0.1 s (on average 0.05 s per kernel)."""
+        await super()._async_finish_shutdown(waittime, SHUTDOWN_POLL, restart)
 
     async def shutdown_kernel(self, now=False, restart=False):
         if self.enclosure is not None:

@@ -20,6 +20,7 @@ from autograder.sandbox.limits import MB
 CHANNELS = ("shell", "iopub", "control")  # the channels the executor opens
 DELIMITER = b"<IDS|MSG>"  # jupyter_client.session.DELIM
 FRAMES_PER_MB = 4096  # frames a channel may carry per MB of its byte cap (tiny-message floods)
+QUIET_ENOUGH = 0.02  # seconds of IOPub silence that end the drain after the kernel_info handshake
 
 
 class TrafficCapExceeded(Exception):
@@ -87,6 +88,12 @@ class MeteredChannel(AsyncZMQSocketChannel):
 
     meter: Meter = None
     channel: str = ""
+    longest_wait = None  # seconds: while set, the most any get_msg waits
+
+    async def get_msg(self, timeout=None):
+        if self.longest_wait is not None:
+            timeout = self.longest_wait if timeout is None else min(timeout, self.longest_wait)
+        return await super().get_msg(timeout)
 
     async def _recv(self, **kwargs):
         frames = await self.socket.recv_multipart(copy=False)
@@ -97,7 +104,7 @@ class MeteredChannel(AsyncZMQSocketChannel):
 
 def metered_client_class(meter):
     """An AsyncKernelClient whose shell, iopub and control channels charge ``meter``; it opens
-    neither heartbeat nor stdin."""
+    neither heartbeat nor stdin, and is ready as soon as the kernel is."""
     bound = {name: type(f"Metered{name.title()}Channel", (MeteredChannel,), {"meter": meter, "channel": name})
              for name in CHANNELS}
 
@@ -108,5 +115,14 @@ def metered_client_class(meter):
 
         def start_channels(self, shell=True, iopub=True, stdin=True, hb=True, control=True):
             super().start_channels(shell=shell, iopub=iopub, stdin=False, hb=False, control=control)
+
+        async def wait_for_ready(self, timeout=None):
+            """jupyter_client's, with IOPub drained until quiet for QUIET_ENOUGH, not 0.2 s (a fixed
+            0.2 s per kernel): nbclient ignores messages that answer none of its cells."""
+            self.iopub_channel.longest_wait = QUIET_ENOUGH
+            try:
+                await super()._async_wait_for_ready(timeout)
+            finally:
+                self.iopub_channel.longest_wait = None
 
     return MeteredKernelClient
