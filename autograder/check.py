@@ -2,6 +2,7 @@
 grades students (``grade_batch``: sandbox, reference run, judge), each compared with what it
 must score."""
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -24,9 +25,15 @@ def write_submissions(course, assignment_id, cases, folder) -> None:
         nbformat.write(build_submission(release_nb, solutions, case), path)
 
 
-def check_assignment(course, assignment_id: str, workers: int, out, limits: Limits = Limits()) -> int:
-    """Lint the hidden regions, then grade every case of one assignment; print a row per finding
-    and per case; return the number of findings and mismatches."""
+def check_course(course, ids, workers: int, out, limits: Limits = Limits()) -> int:
+    """:func:`check_assignment` for each of ``ids``, on one pool of ``workers``; the total."""
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return sum(check_assignment(course, assignment_id, workers, out, limits, pool) for assignment_id in ids)
+
+
+def check_assignment(course, assignment_id: str, workers: int, out, limits: Limits = Limits(), pool=None) -> int:
+    """Lint the hidden regions, then grade every case of one assignment (on ``pool`` when given);
+    print a row per finding and per case; return the number of findings and mismatches."""
     source_nb = course.source_notebook(assignment_id)
     findings = lint_notebook(assignment_id, source_nb)
     for finding in findings:
@@ -40,7 +47,7 @@ def check_assignment(course, assignment_id: str, workers: int, out, limits: Limi
         write_submissions(course, assignment_id, {student_id(c): c for c in cases}, Path(workdir) / "submitted")
         results = grade_batch(course, Path(workdir) / "submitted", assignment_id, Path(workdir) / "out",
                               workers, limits, progress=False, regrade=True,
-                              record_grades=False).results
+                              record_grades=False, pool=pool).results
     return report(assignment_id, cases, graded_tests(source_nb), {r.student: r for r in results}, out)
 
 

@@ -90,11 +90,10 @@ def main(argv=None):
                   + (f" ({', '.join(changed)})" if changed else ""))
             return 0
         if args.command == "check":
-            from autograder.check import check_assignment
+            from autograder.check import check_course
             from autograder.statuses import default_workers
 
-            workers = args.workers or default_workers()
-            mismatches = sum(check_assignment(course, i, workers, sys.stdout, course_limits(course)) for i in ids)
+            mismatches = check_course(course, ids, args.workers or default_workers(), sys.stdout, course_limits(course))
             print(f"\n{'all as expected' if not mismatches else f'{mismatches} MISMATCHES'}")
             return 1 if mismatches else 0
         if args.command == "bench" and args.widgets:

@@ -306,11 +306,15 @@ def check_folders(course, submitted, out):
 
 
 @contextmanager
-def executor(workers, scheduler):
-    """Where submissions run: a local process pool, or the Dask cluster at ``scheduler``."""
+def executor(workers, scheduler, pool=None):
+    """Where submissions run: ``pool`` (a caller's local process pool), a new local pool of
+    ``workers``, or the Dask cluster at ``scheduler``."""
+    if pool is not None:
+        yield pool
+        return
     if not scheduler:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            yield pool
+        with ProcessPoolExecutor(max_workers=workers) as local:
+            yield local
         return
     from distributed import Client
 
@@ -324,12 +328,14 @@ def executor(workers, scheduler):
 
 
 def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
-                regrade: bool = False, record_grades: bool = True, scheduler: str | None = None) -> Batch:
+                regrade: bool = False, record_grades: bool = True, scheduler: str | None = None,
+                pool: ProcessPoolExecutor | None = None) -> Batch:
     """Grade every student in ``submitted``.
 
     A student's earlier result is kept while the submission and the fingerprint (assignment,
     grader, limits, versions) are unchanged, unless ``regrade``. Student code runs in the sandbox
-    on a local process pool, or on the Dask cluster at ``scheduler``; everything else stays here.
+    on a local process pool (``pool``, kept by a caller grading several batches: its workers and
+    their fork servers start once), or on the Dask cluster at ``scheduler``; everything else stays here.
     A failure of the grader on one student is that student's ``grader_error``; the batch goes on.
     """
     submitted, out = Path(submitted).resolve(), Path(out).resolve()
@@ -341,7 +347,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
     out.mkdir(parents=True, exist_ok=True)
     stamp = fingerprint(course, assignment_id, limits)
     batch = Batch()
-    with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler) as pool, \
+    with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler, pool) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
         assignment = prepare_assignment(course, assignment_id, workdir)
         if gradebook:
