@@ -2,12 +2,11 @@
 grades students (``grade_batch``: sandbox, reference run, judge), each compared with what it
 must score."""
 import tempfile
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
 
-from autograder.grading.batch import grade_batch, released_notebook
+from autograder.grading.batch import grade_batch, released_notebook, worker_pool
 from autograder.cases import build_submission, load_cases, student_id
 from autograder.course import answer_cells, graded_tests
 from autograder.lint import lint_notebook
@@ -27,7 +26,7 @@ def write_submissions(course, assignment_id, cases, folder) -> None:
 
 def check_course(course, ids, workers: int, out, limits: Limits = Limits()) -> int:
     """:func:`check_assignment` for each of ``ids``, on one pool of ``workers``; the total."""
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with worker_pool(workers) as pool:
         return sum(check_assignment(course, assignment_id, workers, out, limits, pool) for assignment_id in ids)
 
 

@@ -34,6 +34,7 @@ from autograder.grading.steps import (
 from autograder.release import generate
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import check_layout
+from autograder.sandbox.client import start_servers
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.execute import run_in_sandbox
 from autograder.statuses import Status
@@ -305,6 +306,15 @@ def check_folders(course, submitted, out):
         raise CourseError("--out must not be inside the submissions folder (submissions are never modified)")
 
 
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """A local pool of ``workers`` started now, each starting its fork servers while this process
+    goes on (generating the assignment, admitting the first students)."""
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=start_servers)
+    for _ in range(workers):
+        pool.submit(int)  # a task starts the workers (all of them, or one each while none is idle)
+    return pool
+
+
 @contextmanager
 def executor(workers, scheduler, pool=None):
     """Where submissions run: ``pool`` (a caller's local process pool), a new local pool of
@@ -313,7 +323,7 @@ def executor(workers, scheduler, pool=None):
         yield pool
         return
     if not scheduler:
-        with ProcessPoolExecutor(max_workers=workers) as local:
+        with worker_pool(workers) as local:
             yield local
         return
     from distributed import Client

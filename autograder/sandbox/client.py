@@ -23,9 +23,11 @@ from autograder.sandbox import forkserver
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import kernel_env, kernel_manager_class
 from autograder.sandbox.limits import MB
+from autograder.sandbox.probe import runs_unprivileged
 from autograder.sandbox.usage import limit_outcome
 from autograder.sandbox.execute import OBSERVATION_FACTOR, SHOWN_TOTAL, run_metered, where_it_stopped
 
+SERVED = "autograder.sandbox.client"  # this module, as its executor server imports it
 GRACE = 60  # seconds the executor gets past the notebook's time limit to stop the kernel and write
 TAIL = 2000  # bytes of the executor's own stderr a grader error quotes
 
@@ -49,7 +51,7 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
     request = {"job": str(job), "result": str(result), "log": str(log), "cwd": str(scratch),
                "procs": enclosure.cgroup.procs_files() if enclosure.cgroup else []}
     try:
-        executor = forkserver.server("autograder.sandbox.client", dict(os.environ)).fork(request, kernels)
+        executor = forkserver.server(SERVED, dict(os.environ)).fork(request, kernels)
     except forkserver.ServerGone as error:
         raise SandboxError(str(error)) from None
     stopped, returncode = False, None
@@ -69,6 +71,18 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
     return {"executed": notebook_json, "ran": [], "outcome": "timeout" if stopped else "kernel_died", "cut": [],
             "shown": {}, "disk_peak": 0, "disk_full": False, "traffic": "", "returncode": returncode,
             "why": _tail(log)}
+
+
+def start_servers() -> None:
+    """Start this process's fork servers now (a local pool's worker initializer: they start while
+    the grading process generates the assignment). An executor server that cannot start is left to
+    the first submission, which says why; so is a kernel server (:func:`_kernel_server`)."""
+    try:
+        forkserver.server(SERVED, dict(os.environ))
+    except forkserver.ServerGone:
+        return
+    if runs_unprivileged():  # kernels drop to a uid of their own: forked by the kernel server
+        _kernel_server()
 
 
 _no_kernel_server = []  # why this process's kernel server could not start, once it could not
