@@ -405,10 +405,13 @@ def test_changing_a_hidden_test_regrades_everyone_and_nothing_else_does(tmp_path
     assert run_cli(*command).returncode == 0
     again = run_cli(*command)
     assert "2 already graded" in again.stderr
+    generations = course / ".finite" / "generated"  # nbgrader's generation, kept per fingerprint
+    assert [p.name.split("-")[0] for p in generations.iterdir()] == [ASSIGNMENT]
     source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     source.write_text(source.read_text().replace("triple(-5)", "triple(-7)").replace("-15", "-21"))
     changed = run_cli(*command)
     assert changed.returncode == 0 and "already graded" not in changed.stderr
+    assert len(list(generations.iterdir())) == 2
     forced = run_cli(*command, "--regrade")
     assert forced.returncode == 0 and "already graded" not in forced.stderr
 

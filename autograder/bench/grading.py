@@ -7,6 +7,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.grading.assignment import fingerprint
 from autograder.grading.batch import grade_batch, prepare_assignment
 from autograder.cases import load_cases
 from autograder.check import write_submissions
@@ -43,7 +44,8 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
                           workdir / "submitted")
         print(f"synthetic class: {size} submissions of {assignment_id} "
               "(cycling solution, blank release and every self-check case)", file=out)
-        assignment = prepare_assignment(course, assignment_id, workdir / "prepared")
+        assignment = prepare_assignment(course, assignment_id, workdir / "prepared",
+                                        fingerprint(course, assignment_id, Limits()))
         generated = workdir / "prepared" / "course"
         serial_course = workdir / "serial"
         shutil.copytree(generated, serial_course)

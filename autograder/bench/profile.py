@@ -62,8 +62,8 @@ def graded_runs(course, assignment_id: str, repeats: int) -> tuple:
         solution = load_cases(course, assignment_id, answer_cells(course.source_notebook(assignment_id)))[0]
         write_submissions(course, assignment_id, {"solved": solution}, workdir / "submitted")
         submission = find_submissions(workdir / "submitted", assignment_id)[0]
-        assignment = prepare_assignment(course, assignment_id, workdir / "prepared")
         stamp = fingerprint(course, assignment_id, limits)
+        assignment = prepare_assignment(course, assignment_id, workdir / "prepared", stamp)
         ensure_reference(course, assignment, limits, stamp)
         cold = sum(grade_once(course, submission, assignment, limits, stamp))
         return cold, [grade_once(course, submission, assignment, limits, stamp) for _ in range(repeats)]

@@ -112,6 +112,11 @@ def reference_path(course, assignment_id: str, stamp: str) -> Path:
     return course.root / CACHE / "reference" / f"{assignment_id}-{stamp[:16]}.json"
 
 
+def generated_path(course, assignment_id: str, stamp: str) -> Path:
+    """Where the course keeps nbgrader's generation of the assignment for ``stamp``."""
+    return course.root / CACHE / "generated" / f"{assignment_id}-{stamp[:16]}"
+
+
 def stored_reference(path: Path) -> dict | None:
     """The cached reference observations at ``path``, or None."""
     try:

@@ -8,6 +8,7 @@ autograde also runs, spread over a local process pool or a Dask cluster: only
 import csv
 import io
 import json
+import shutil
 import sys
 import tempfile
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -21,7 +22,9 @@ from tqdm import tqdm
 
 from autograder.course import CourseError, read_notebook
 from autograder.grading.admit import admit
-from autograder.grading.assignment import fingerprint, load_assignment, reference_path, stored_reference
+from autograder.grading.assignment import (
+    fingerprint, generated_path, load_assignment, reference_path, stored_reference,
+)
 from autograder.grading.files import sha256, write_atomic
 from autograder.grading.gradebook import (
     copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
@@ -59,12 +62,33 @@ class Batch:
     finals: dict = field(default_factory=dict)  # student -> Final (the gradebook's, manual grades included)
 
 
-def prepare_assignment(course, assignment_id, workdir):
+def prepare_assignment(course, assignment_id, workdir, stamp: str):
     """Generate the assignment in ``workdir`` (nbgrader's gradebook there restores locked cells)
-    and return its :class:`~autograder.grading.assignment.Assignment`, reference not yet filled."""
-    copy = generate(course, [assignment_id], workdir)
+    and return its :class:`~autograder.grading.assignment.Assignment`, reference not yet filled.
+    ``stamp``: the assignment's fingerprint, under which the course keeps the generation."""
+    copy = generated(course, assignment_id, Path(workdir), stamp)
     release_nb = read_notebook(copy / "release" / assignment_id / f"{assignment_id}.ipynb")
     return load_assignment(course, assignment_id, release_nb, db_url=f"sqlite:///{copy / 'gradebook.db'}")
+
+
+def generated(course, assignment_id, workdir: Path, stamp: str) -> Path:
+    """``workdir/course``: nbgrader's generation of the assignment (a course copy with release/
+    and gradebook.db), copied from the course's cache when one was kept for ``stamp``, else made
+    now and kept (complete or not at all: staged, then renamed into place)."""
+    kept = generated_path(course, assignment_id, stamp)
+    if kept.is_dir():
+        return Path(shutil.copytree(kept, workdir / "course"))
+    made = generate(course, [assignment_id], workdir)
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".new-", dir=kept.parent))
+    try:
+        shutil.copytree(made, staging / "course")
+        (staging / "course").rename(kept)
+    except OSError:
+        pass  # another grader kept the same generation first
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return made
 
 
 @contextmanager
@@ -359,7 +383,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
     batch = Batch()
     with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler, pool) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
-        assignment = prepare_assignment(course, assignment_id, workdir)
+        assignment = prepare_assignment(course, assignment_id, workdir, stamp)
         if gradebook:
             with gradebook_lock(course):
                 register_assignment(gradebook, assignment.db_url, assignment_id)
