@@ -11,8 +11,8 @@ after itself, whose test must score 0 (the other cells are not checked: fail-clo
 may cost them too).
 """
 import re
-from string import Template
 from dataclasses import dataclass, field
+from string import Template
 
 import nbformat
 

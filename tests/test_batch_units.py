@@ -4,13 +4,12 @@ import json
 import shutil
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from autograder import release as release_module
 from autograder.grading.batch import check_folders, finished, result_path, write_atomic
-from types import SimpleNamespace
-
 from autograder.cases import Case, load_cases
 from autograder.check import report
 from autograder.cli import summary

@@ -1,30 +1,11 @@
 """Execution benchmark: each solved (source) notebook against the floor of kernel start + import torch."""
 import os
 import statistics
-import time
 
-import nbformat
-from nbclient import NotebookClient
-from nbformat.v4 import new_code_cell, new_notebook
-
-from autograder.sandbox.bubblewrap import QuietKernelManager
-
-
-def execute_seconds(nb, cwd):
-    """Wall time to start a kernel, run every cell of ``nb`` and shut the kernel down."""
-    client = NotebookClient(
-        nbformat.from_dict(nb), timeout=600, kernel_name="python3", kernel_manager_class=QuietKernelManager,
-        resources={"metadata": {"path": str(cwd)}},
-    )
-    start = time.perf_counter()
-    client.execute()
-    return time.perf_counter() - start
-
-
-def floor_notebook():
-    """The fixed cost every notebook of the course pays."""
-    return new_notebook(cells=[new_code_cell("import torch")])
-
+from autograder.bench.plain import execute_seconds, floor_seconds
+from autograder.bench.profile import graded_runs
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.probe import missing_caps
 
 GOALS = {"09_compiled_numerics": 3.0}  # torch.compile's first compilation in every kernel
 GOAL = 2.0  # any other solved notebook, as graded, within this many times the floor
@@ -36,12 +17,8 @@ def bench(course, ids, repeats, out):
     widgets and slow demos skip themselves), the floor (a plain kernel + ``import torch``, what
     nbgrader pays per notebook) and graded/floor with a verdict against the goal. Where this machine
     cannot sandbox, the plain run stands in and the line says so."""
-    from autograder.bench.profile import graded_runs
-    from autograder.sandbox.limits import Limits
-    from autograder.sandbox.probe import missing_caps
-
     os.environ["NBGRADER_EXECUTION"] = "autograde"
-    floor = statistics.median(execute_seconds(floor_notebook(), course.root) for _ in range(repeats))
+    floor = floor_seconds(repeats, course.root)
     missing = missing_caps(Limits())
     print(f"floor (kernel start + import torch): {floor:.2f} s median of {repeats}", file=out)
     if missing:

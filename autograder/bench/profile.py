@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.bench.notebooks import execute_seconds, floor_notebook
+from autograder.bench.plain import floor_seconds
 from autograder.cases import load_cases
 from autograder.check import write_submissions
 from autograder.course import answer_cells
@@ -75,7 +75,7 @@ def profile(course, assignment_id: str, repeats: int, out) -> None:
     kernel and ``import torch``."""
     cold, runs = graded_runs(course, assignment_id, repeats)
     with tempfile.TemporaryDirectory(prefix="finite-floor-") as scratch:
-        floor = statistics.median(execute_seconds(floor_notebook(), scratch) for _ in range(repeats))
+        floor = floor_seconds(repeats, scratch)
     medians = [statistics.median(run[i] for run in runs) for i in range(len(STEPS))]
     print(f"{assignment_id}, solved, graded {repeats} times after a warm-up "
           f"(the first grading in a process, which starts its fork servers: {cold:.2f} s)", file=out)
