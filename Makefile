@@ -43,8 +43,11 @@ lab-instructor: $(STAMP)
 	mkdir -p .exchange
 	$(LAB) --LabApp.default_url=/formgrader
 
+# Two passes: every test but those marked `alone`, two test files at a time (pytest-xdist, the
+# longest files first: tests/conftest.py); then those marked `alone`, with nothing beside them.
 test: $(STAMP) sysdeps
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -m "not alone" -n 2 --dist loadfile --no-loadscope-reorder
+	$(BIN)/python -m pytest -m alone
 
 # The authors' inner loop: unit tests only (no kernel, sandbox, nbgrader or browser), under a minute.
 test-fast: $(STAMP)

@@ -34,3 +34,15 @@ def kit_env(course, tmp_path_factory):
 
     kit = tmp_path_factory.mktemp("kit-env") / "finite-kit"
     return kit, kit_venv(course, kit)
+
+
+# The test files that take longest, longest first: `make test` runs two files at a time in this
+# order (pytest-xdist), so that none of them starts last and runs alone at the end.
+LONGEST_FIRST = ("test_check", "test_grading", "test_release", "test_bench", "test_kit", "test_rerun",
+                 "test_instructor", "test_term", "test_browser_explorers", "test_dask", "test_browser",
+                 "test_feedback_outcomes", "test_flood", "test_sandbox_privileges", "test_notebooks")
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: place for place, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.stem, len(rank)))

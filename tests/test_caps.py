@@ -28,7 +28,8 @@ LIMITS = Limits(memory_mb=MEMORY_MB, max_procs=MAX_PROCS, disk_mb=DISK_MB)
 GOOD_DOUBLE = "def double(x):\n    return x + x"
 GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
 
-pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+# slow: starts kernels, sandboxes, nbgrader or a browser; alone: Watch counts every student cgroup on the host
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap is not installed (apt-get install bubblewrap)")
 

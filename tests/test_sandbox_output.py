@@ -194,6 +194,7 @@ def test_a_notebook_with_no_test_cell_snapshots_at_the_end():
 
 
 @pytest.mark.slow
+@pytest.mark.alone  # compares two batches' wall times
 @needs_sandbox
 def test_grading_beside_a_30_mb_printer_costs_little_more_than_beside_a_solved_student(tmp_path):
     """Issue #22: 2 solved + one printing a 30 MB line take at most 1.3x 3 solved students."""
