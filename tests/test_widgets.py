@@ -225,7 +225,8 @@ BAD_CALLS = [
 ]
 
 
-@pytest.mark.parametrize("build, kwargs, message", BAD_CALLS, ids=lambda x: repr(x))
+@pytest.mark.parametrize("build, kwargs, message", BAD_CALLS,
+                         ids=lambda x: x.__name__ if callable(x) else repr(x))  # the same id in every process
 @pytest.mark.parametrize("grading", ["", "autograde"])
 def test_bad_arguments_raise_value_error_also_during_grading(build, kwargs, message, grading, monkeypatch):
     if grading:
