@@ -1,8 +1,8 @@
 """Fork servers: a process that imports what its children need once, then forks one child per request.
 
 A grading worker keeps two (see :mod:`autograder.sandbox.client` and :mod:`autograder.sandbox.zygote`):
-the executor server, which has imported nbformat, nbclient, nbgrader and jupyter_client, and the
-kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python process
+the executor server, which has imported nbformat, nbclient, nbgrader, jupyter_client and IPython,
+and the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python process
 and importing those costs seconds of CPU; forking one that already has costs milliseconds.
 
 A server holds nothing of any student: it is started before any submission is read, it receives

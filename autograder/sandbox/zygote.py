@@ -1,5 +1,6 @@
-"""The kernel server: a kernel process that has imported torch (with torch.compile's dynamo and its
-backends), numpy, IPython and ipykernel (with its debugger), and forks one kernel per submission into that submission's sandbox.
+"""The kernel server: a kernel process that has imported torch (with torch.compile's dynamo), numpy,
+IPython and ipykernel (with its debugger), and forks one kernel per submission into that
+submission's sandbox.
 
 Served by :mod:`autograder.sandbox.forkserver` (root only: joining namespaces needs it), started
 with exactly the environment a sandboxed kernel gets. Per submission the executor first starts the
@@ -44,10 +45,6 @@ os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
 import ipykernel.debugger  # noqa: E402, F401
 import torch  # noqa: F401
 import torch._dynamo  # noqa: F401  (torch.compile's front end: 1.5 s of CPU, paid by every run of 09)
-
-# The first torch.compile imports every registered backend's module (networkx among them): 0.35 s.
-# Listing the backends imports them now; it registers torch's own backends and starts no thread.
-torch._dynamo.list_backends(exclude_tags=())
 
 NAMESPACES = ("cgroup", "ipc", "net", "uts", "mnt")  # joined by the kernel, mnt last; pid by its parent
 READY_WAIT = 60  # seconds the sandbox gets to come up
