@@ -26,12 +26,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import zmq
 from jupyter_client.manager import AsyncKernelManager
 
 from autograder.sandbox import SandboxError
 from autograder.sandbox.identity import KEPT_CAPS, SANDBOX_USER, WORKDIR, drop_to
 from autograder.sandbox.limits import MB, Limits
 from autograder.sandbox.probe import tmpfs_size_problem
+from autograder.sandbox.traffic import metered_client_class
 
 SYSTEM_DIRS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64"]
 # The files of /etc a kernel needs (dynamic linker, name service, time zone, MIME types, the
@@ -242,11 +244,7 @@ class SandboxedKernelManager(QuietKernelManager):
     def client(self, **kwargs):
         """A client whose sockets refuse any message frame over MAX_MESSAGE (the kernel is the
         learner's: a frame that large is dropped by ZeroMQ before it reaches this process)."""
-        import zmq
-
         if self.meter is not None:
-            from autograder.sandbox.traffic import metered_client_class
-
             self.client_factory = metered_client_class(self.meter)
         kc = super().client(**kwargs)
         kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)

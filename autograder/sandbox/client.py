@@ -22,7 +22,6 @@ import ipykernel.kernelspec  # noqa: F401  up the python3 kernel spec: 0.1 s of 
 import nbformat
 
 from autograder.sandbox import forkserver
-from autograder.sandbox import traffic  # noqa: F401  (run_metered's meter: imported by the server too)
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import kernel_env, kernel_manager_class
 from autograder.sandbox.limits import MB

@@ -36,6 +36,7 @@ from nbgrader.preprocessors import Execute
 from autograder.sandbox.bubblewrap import QuietKernelManager
 from autograder.sandbox.enclosure import Enclosure
 from autograder.sandbox.limits import MB
+from autograder.sandbox.traffic import Meter
 from autograder.sandbox.usage import Usage
 
 OBSERVATION_MIME = "application/vnd.finite.observation+json"  # fplab.observe.MIME (not imported: torch)
@@ -374,8 +375,6 @@ def run_metered(nb, scratch, limits, manager_for):
     """Run ``nb`` with a kernel manager ``manager_for(meter)`` whose client charges a traffic
     :class:`~autograder.sandbox.traffic.Meter` (in the executor process). Returns (ran, outcome,
     executor, meter)."""
-    from autograder.sandbox.traffic import Meter
-
     meter = Meter(limits.traffic_mb)
     ran, outcome, executor = _execute(nb, scratch, limits, manager_for(meter), meter)
     return ran, outcome, executor, meter

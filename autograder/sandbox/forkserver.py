@@ -2,8 +2,8 @@
 
 A grading worker keeps two (see :mod:`autograder.sandbox.client` and :mod:`autograder.sandbox.zygote`):
 the executor server, which has imported nbformat, nbclient, nbgrader, jupyter_client and IPython,
-and the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python process
-and importing those costs seconds of CPU; forking one that already has costs milliseconds.
+and the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python
+process and importing those costs seconds of CPU; forking one that already has costs milliseconds.
 
 A server holds nothing of any student: it is started before any submission is read, it receives
 only small requests (paths, pids, a uid; never a notebook), and it reads nothing back from a child
