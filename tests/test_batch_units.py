@@ -13,7 +13,7 @@ from autograder.grading.batch import check_folders, finished, result_path, write
 from autograder.cases import Case, load_cases
 from autograder.check import report
 from autograder.cli import summary
-from autograder.course import CourseError
+from autograder.course import CourseError, read_notebook
 from autograder.grading.score import Result
 
 TESTS = {"test_a": 2, "test_b": 3}
@@ -208,3 +208,12 @@ def test_the_fingerprint_covers_the_grader_s_own_code(tmp_path, monkeypatch):
     monkeypatch.setattr(autograder, "__file__", str(copy / "__init__.py"))
     assert fingerprint(course, "01_nonassociativity", Limits()) != before
     assert fingerprint(course, "01_nonassociativity", Limits(cell_timeout=61)) != before
+
+
+def test_the_kernel_server_is_asked_for_torch_compile_s_front_end_by_the_notebooks_measured_to_import_it(course):
+    from autograder.sandbox.client import uses_compiler
+
+    # Measured: running the solved notebook imports torch._dynamo in 04 and 07-11 only.
+    asked = {a for a in course.assignment_ids() if uses_compiler(read_notebook(course.release / a / f"{a}.ipynb"))}
+    assert asked == {"04_silent_nan", "07_amp_gradscaler_tf32", "08_nan_diagnosis_lab", "09_compiled_numerics",
+                     "10_memory_and_flops", "11_resume_equivalence"}

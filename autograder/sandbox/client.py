@@ -13,6 +13,7 @@ memory does not move.
 import json
 import os
 import pickle
+import re
 import socket
 import sys
 from pathlib import Path
@@ -30,6 +31,7 @@ from autograder.sandbox.usage import limit_outcome
 from autograder.sandbox.execute import OBSERVATION_FACTOR, SHOWN_TOTAL, run_metered, where_it_stopped
 
 SERVED = "autograder.sandbox.client"  # this module, as its executor server imports it
+ZYGOTE = "autograder.sandbox.zygote"  # the kernel server's module
 GRACE = 60  # seconds the executor gets past the notebook's time limit to stop the kernel and write
 TAIL = 2000  # bytes of the executor's own stderr a grader error quotes
 
@@ -76,14 +78,18 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
 
 
 def start_servers() -> None:
-    """Start this process's fork servers now (a local pool's worker initializer: they start while
-    the grading process generates the assignment). An executor server that cannot start is left to
-    the first submission, which says why; so is a kernel server (:func:`_kernel_server`)."""
+    """Start this process's fork servers now, side by side (a local pool's worker initializer:
+    they start while the grading process generates the assignment). An executor server that cannot
+    start is left to the first submission, which says why; so is a kernel server (:func:`_kernel_server`)."""
+    kernels = runs_unprivileged()  # kernels drop to a uid of their own: forked by the kernel server
+    forkserver.start(SERVED, dict(os.environ))
+    if kernels:
+        forkserver.start(ZYGOTE, kernel_env())
     try:
         forkserver.server(SERVED, dict(os.environ))
     except forkserver.ServerGone:
         return
-    if runs_unprivileged():  # kernels drop to a uid of their own: forked by the kernel server
+    if kernels:
         _kernel_server()
 
 
@@ -96,7 +102,7 @@ def _kernel_server() -> list:
     if _no_kernel_server:
         return []
     try:
-        return [forkserver.server("autograder.sandbox.zygote", kernel_env()).fileno()]
+        return [forkserver.server(ZYGOTE, kernel_env()).fileno()]
     except forkserver.ServerGone as error:
         _no_kernel_server.append(str(error))
         print(f"{error}: each notebook starts a fresh kernel instead (slower, as safe)", file=sys.stderr)
@@ -127,6 +133,17 @@ def _tail(path) -> str:
     return text.splitlines()[-1] if text else "no message"
 
 
+# What, in a notebook's code, imports torch.compile's front end (torch._dynamo) when it runs. Measured
+# on the solved notebooks: 04 and 07-11 import it (an optimizer, a TorchDispatchMode, torch.compile),
+# 01-03, 05 and 06 do not. Only a matter of speed: the kernel server imports it once when asked.
+COMPILER_USE = re.compile(r"torch\.optim\.\w+\(|TorchDispatchMode|torch\.compile|torch\._dynamo")
+
+
+def uses_compiler(nb) -> bool:
+    """Whether ``nb``'s code looks like it will import torch._dynamo (see COMPILER_USE)."""
+    return any(cell.cell_type == "code" and COMPILER_USE.search(cell.source) for cell in nb.cells)
+
+
 def child(request, fds):
     """In a process the executor server forked: enter the student's cgroup, then run the job
     (``fds``: the kernel server's socket, where kernels run unprivileged)."""
@@ -151,7 +168,8 @@ def main(job_path, result_path, kernels=None):
     scratch, limits, enclosure = Path(job["scratch"]), job["limits"], job["enclosure"]
     nb = nbformat.reads(job["notebook"], as_version=4)
     ran, outcome, executor, meter = run_metered(
-        nb, scratch, limits, lambda meter: kernel_manager_class(scratch, limits, enclosure, meter, kernels))
+        nb, scratch, limits,
+        lambda meter: kernel_manager_class(scratch, limits, enclosure, meter, kernels, uses_compiler(nb)))
     disk_peak, disk_full = enclosure.stop_sampling()
     timed_out, stopped_in = where_it_stopped(outcome, executor, meter)
     report = {"timed_out": list(timed_out), "stopped_in": stopped_in, "executed": nbformat.writes(nb), "ran": sorted(ran), "outcome": outcome,

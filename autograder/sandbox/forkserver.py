@@ -13,7 +13,8 @@ namespaces and uid) after the fork, in ``MODULE.child(request, fds)``.
 Protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet, so a client killed
 mid-send cannot garble the next request): the server says ``{"ready"}`` once it has imported; the
 client sends a JSON request with an ``id`` (and
-file descriptors, ``SCM_RIGHTS``); the server forks, replies ``{"id", "pid"}``, waits for the child
+file descriptors, ``SCM_RIGHTS``); the server calls ``MODULE.prepare(request)`` if there is one (to
+import, once, what that kind of request needs), forks, replies ``{"id", "pid"}``, waits for the child
 and replies ``{"id", "status"}`` (its exit code, negative for a signal). Children run one at a time.
 
 Run as ``python -m autograder.sandbox.forkserver MODULE FD`` (FD: the server's end of the socket).
@@ -95,7 +96,7 @@ class Channel:
 
 
 class ForkServer(Channel):
-    """A running server process and the worker's channel to it."""
+    """A server process, started, and the worker's channel to it (:meth:`ready` waits for it)."""
 
     def __init__(self, module: str, env: dict, cwd="/"):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -108,12 +109,18 @@ class ForkServer(Channel):
             cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             pass_fds=(theirs.fileno(),), start_new_session=True)
         theirs.close()
-        self.owner = os.getpid()
-        try:
-            self.reply(None, "ready", timeout=START_WAIT)
-        except (TimeoutError, ServerGone):
-            self.close()
-            raise ServerGone(f"the fork server for {module} did not start") from None
+        self.owner, self.module, self.started = os.getpid(), module, False
+
+    def ready(self) -> "ForkServer":
+        """This server once it has imported what it preloads; ServerGone (and closed) if it did not."""
+        if not self.started:
+            try:
+                self.reply(None, "ready", timeout=START_WAIT)
+            except (TimeoutError, ServerGone):
+                self.close()
+                raise ServerGone(f"the fork server for {self.module} did not start") from None
+            self.started = True
+        return self
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
@@ -128,15 +135,20 @@ class ForkServer(Channel):
 _servers: dict = {}
 
 
-def server(module: str, env: dict) -> ForkServer:
-    """This process's server for ``module`` with ``env``, started (or restarted: it died, or the
-    environment changed) as needed."""
+def start(module: str, env: dict) -> ForkServer:
+    """This process's server for ``module`` with ``env``, started now (or restarted: it died, or
+    the environment changed) unless it runs; not waited for."""
     running = _servers.get(module)
     if running is None or not running.alive() or running.env != env:
         if running is not None:
             running.close()
         running = _servers[module] = ForkServer(module, env)
     return running
+
+
+def server(module: str, env: dict) -> ForkServer:
+    """This process's server for ``module`` with ``env``, ready (see :func:`start`)."""
+    return start(module, env).ready()
 
 
 def _forget_inherited():
@@ -169,6 +181,11 @@ def serve(module_name: str, fd: int) -> None:
             for fd in fds:
                 os.close(fd)
             continue
+        if hasattr(module, "prepare"):
+            try:
+                module.prepare(request)
+            except Exception:
+                traceback.print_exc()  # the child goes without what it could not import
         pid = os.fork()
         if pid == 0:
             code = 1

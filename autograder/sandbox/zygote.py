@@ -1,6 +1,7 @@
-"""The kernel server: a kernel process that has imported torch (with torch.compile's dynamo), numpy,
-IPython and ipykernel (with its debugger), and forks one kernel per submission into that
-submission's sandbox.
+"""The kernel server: a kernel process that has imported torch (with what ``assert_close`` needs),
+numpy, IPython and ipykernel (with its debugger), and torch.compile's front end once a request
+asks for it (:func:`prepare`),
+and forks one kernel per submission into that submission's sandbox.
 
 Served by :mod:`autograder.sandbox.forkserver` (root only: joining namespaces needs it), started
 with exactly the environment a sandboxed kernel gets. Per submission the executor first starts the
@@ -44,7 +45,7 @@ import numpy
 os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
 import ipykernel.debugger  # noqa: E402, F401
 import torch  # noqa: F401
-import torch._dynamo  # noqa: F401  (torch.compile's front end: 1.5 s of CPU, paid by every run of 09)
+import torch.distributed.tensor  # noqa: F401  (with sympy: what torch.testing.assert_close's first call imports, 0.7 s)
 
 NAMESPACES = ("cgroup", "ipc", "net", "uts", "mnt")  # joined by the kernel, mnt last; pid by its parent
 READY_WAIT = 60  # seconds the sandbox gets to come up
@@ -86,6 +87,15 @@ def _checked(request):
     if any(os.path.basename(path) != "cgroup.procs" for path in request["procs"]):
         raise ValueError("not a cgroup")
     return request
+
+
+def prepare(request):
+    """Before forking for ``request``: import torch.compile's front end (``torch._dynamo``, which
+    torch.optim's optimizers, ``TorchDispatchMode`` and torch.compile import; 0.6 s of CPU more) once
+    the first request asks for it (see :func:`autograder.sandbox.client.uses_compiler`), so that
+    assignments that never use it do not pay it at every worker start."""
+    if request.get("compiler") is True:
+        import torch._dynamo  # noqa: F401
 
 
 def child(request, fds):
