@@ -34,9 +34,14 @@ import sys
 import time
 
 import IPython  # noqa: F401  (imported for the kernels that fork from this server)
+import IPython.core.completerlib  # noqa: F401  (these and sqlite3, pdb and tornado's asyncio loop: what
+import IPython.extensions.storemagic  # noqa: F401  a kernel imports as it starts, 20 ms)
 import ipykernel.ipkernel  # noqa: F401
 import ipykernel.kernelapp  # noqa: F401
 import numpy
+import pdb  # noqa: F401
+import sqlite3  # noqa: F401
+import tornado.platform.asyncio  # noqa: F401
 
 # Every kernel imports ipykernel's debugger (debugpy's pydevd) as it starts: 0.2 s of the 0.25 s
 # of CPU a kernel's start takes. Imported here, once; with pydevd's check of frozen modules off,
