@@ -17,7 +17,6 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 from tqdm import tqdm
 
 from autograder.course import CourseError, read_notebook
@@ -39,7 +38,7 @@ from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import check_layout
 from autograder.sandbox.client import start_servers
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.execute import run_in_sandbox
+from autograder.sandbox.execute import handoff, run_in_sandbox
 from autograder.statuses import Status
 
 
@@ -419,7 +418,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                         ended.append((ended_early(submission, assignment, admitted.status, admitted.notes, digest,
                                                   stamp), submission))
                     else:
-                        job = nbformat.writes(admitted.nb)
+                        job = handoff(admitted.nb)
                         futures[pool.submit(run_in_sandbox, job, limits)] = (submission, digest, admitted.notes, job)
             for result, submission in ended:
                 publish(result, None, {}, submission)

@@ -409,13 +409,19 @@ def released_imports(nb, released_code) -> dict:
                 cell.source not in released_code:
             continue
         try:
-            tree = parse(cell.source)
+            imports = _cell_imports(cell.source)
         except AnswerSyntaxError:
             continue
-        for node in ast.walk(tree):
-            for name, dotted in _imported(node):
-                found.setdefault(name, set()).add(dotted)
+        for name, dotted in imports:
+            found.setdefault(name, set()).add(dotted)
     return found
+
+
+@lru_cache(maxsize=1024)
+def _cell_imports(source: str) -> tuple:
+    """:func:`_imported` of every import anywhere in a cell that parses (the release's cells are
+    the same in every submission: walked once)."""
+    return tuple(pair for node in ast.walk(parse(source)) for pair in _imported(node))
 
 
 def released_names(nb, released_code) -> set:
