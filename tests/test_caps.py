@@ -28,8 +28,10 @@ LIMITS = Limits(memory_mb=MEMORY_MB, max_procs=MAX_PROCS, disk_mb=DISK_MB)
 GOOD_DOUBLE = "def double(x):\n    return x + x"
 GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
 
-# slow: starts kernels, sandboxes, nbgrader or a browser; alone: Watch counts every student cgroup on the host
-pytestmark = [pytest.mark.slow, pytest.mark.alone]
+# slow: starts kernels, sandboxes, nbgrader or a browser. The tests of the attacked batch run alone
+# (make test's second pass): its Watch counts every student cgroup on the host.
+pytestmark = pytest.mark.slow
+alone = pytest.mark.alone
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
                                  reason="bubblewrap is not installed (apt-get install bubblewrap)")
 
@@ -175,6 +177,7 @@ def attacked(course, tmp_path_factory):
                 watch=watch, seconds=time.monotonic() - start, before=before)
 
 
+@alone
 def test_batch_with_attackers_completes_and_the_honest_student_is_graded_as_before(attacked):
     assert attacked["done"].returncode == 0, attacked["done"].stderr
     assert "cap not enforced" not in attacked["done"].stderr
@@ -182,6 +185,7 @@ def test_batch_with_attackers_completes_and_the_honest_student_is_graded_as_befo
     assert (honest["status"], honest["test_double"], honest["test_triple"]) == ("graded", "2", "3")
 
 
+@alone
 @pytest.mark.parametrize("student, note", [
     ("hoarder", f"used more than {MEMORY_MB} MB in total"),
     ("forker", f"started more than {MAX_PROCS} processes"),
@@ -195,6 +199,7 @@ def test_attack_over_a_cap_ends_as_resource_limit_and_earlier_tests_keep_their_s
     assert note in feedback(attacked["out"], student)
 
 
+@alone
 def test_kernel_survives_a_refused_fork_and_a_full_disk(attacked):
     for student in ("forker", "filler", "tmpfiller"):
         assert attacked["rows"][student]["test_triple"] == "3", feedback(attacked["out"], student)
@@ -204,6 +209,7 @@ def test_kernel_survives_a_refused_fork_and_a_full_disk(attacked):
     assert "in /tmp/work" in executed.read_text()
 
 
+@alone
 def test_the_host_stays_within_the_caps_times_workers(attacked):
     assert 0 < attacked["watch"].memory <= WORKERS * MEMORY_MB * MB
     assert 0 < attacked["watch"].tasks <= WORKERS * MAX_PROCS
