@@ -127,3 +127,66 @@ def test_the_kernel_server_imports_torch_compile_s_front_end_for_the_notebooks_t
     _, compiling = run(f"# torch.compile below\n{looks}")
     _, after = run(looks)
     assert [printed(nb.cells[0]).strip() for nb in (plain, compiling, after)] == ["False", "True", "True"]
+
+
+def _notebook(source):
+    return nbformat.writes(new_notebook(cells=[new_code_cell(source, metadata={"nbgrader": {"solution": True,
+                                                                                       "grade_id": "a0"}})]))
+
+
+def _servers_of_this_worker():
+    return {module: type(running).__name__ for module, running in forkserver._servers.items()}
+
+
+def test_a_pool_s_workers_share_its_servers_and_their_kernels_stay_apart():
+    from autograder.grading.batch import worker_pool
+    from autograder.sandbox.execute import run_in_sandbox
+
+    with worker_pool(2) as pool:
+        left = pool.submit(run_in_sandbox, _notebook(LEAVE_TRACES), Limits())
+        beside = pool.submit(run_in_sandbox, _notebook(LOOK), Limits())
+        after = pool.submit(run_in_sandbox, _notebook(LOOK), Limits())
+        kinds = pool.submit(_servers_of_this_worker).result()
+        runs = [left.result(), beside.result(), after.result()]
+    assert kinds == {"autograder.sandbox.client": "Connection", "autograder.sandbox.zygote": "Connection"}
+    assert [r.outcome for r in runs] == ["ok"] * 3
+    for run in runs[1:]:
+        seen = json.loads(printed(run.notebook().cells[0]))
+        assert seen["preloaded"] and seen["traces"] == [False] * 5 and seen["seqpackets"] == []
+        assert len(seen["pids"]) <= 4 and seen["uid"] == run.usage.uid
+    assert len({r.usage.uid for r in runs[:2]}) == 2  # side by side: two uids
+
+
+def test_a_shared_server_that_died_is_replaced_by_the_worker_s_own():
+    from autograder.grading.batch import worker_pool
+    from autograder.sandbox.execute import run_in_sandbox
+
+    with worker_pool(1) as pool:
+        pool.submit(int).result()
+        for running in forkserver._shared.values():
+            running.process.kill()
+            running.process.wait()
+        done = pool.submit(run_in_sandbox, _notebook(LOOK), Limits()).result()
+        kinds = pool.submit(_servers_of_this_worker).result()
+    assert done.outcome == "ok" and json.loads(printed(done.notebook().cells[0]))["preloaded"]
+    assert kinds == {"autograder.sandbox.client": "ForkServer", "autograder.sandbox.zygote": "ForkServer"}
+
+
+def test_a_shared_server_takes_connections_from_the_grader_s_user_only():
+    forkserver.share("autograder.sandbox.client", dict(os.environ))
+    shared = forkserver._shared["autograder.sandbox.client"]
+    os.chmod(shared.folder, 0o755)  # past the folder and the socket's mode, the server checks who connects
+    os.chmod(shared.address, 0o777)
+    pid = os.fork()
+    if pid == 0:
+        os.setresgid(65534, 65534, 65534)
+        os.setresuid(65534, 65534, 65534)
+        try:
+            forkserver.Connection("autograder.sandbox.client", {}, shared.address).ready()
+        except forkserver.ServerGone:
+            os._exit(0)
+        os._exit(1)
+    try:
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    finally:
+        forkserver.unshare()

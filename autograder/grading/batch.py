@@ -36,7 +36,7 @@ from autograder.grading.steps import (
 from autograder.release import generate
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import check_layout
-from autograder.sandbox.client import start_servers
+from autograder.sandbox.client import shared_servers, start_servers
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.execute import handoff, run_in_sandbox
 from autograder.statuses import Status
@@ -329,13 +329,15 @@ def check_folders(course, submitted, out):
         raise CourseError("--out must not be inside the submissions folder (submissions are never modified)")
 
 
-def worker_pool(workers: int) -> ProcessPoolExecutor:
-    """A local pool of ``workers`` started now, each starting its fork servers while this process
-    goes on (generating the assignment, admitting the first students)."""
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=start_servers)
-    for _ in range(workers):
-        pool.submit(int)  # a task starts the workers (all of them, or one each while none is idle)
-    return pool
+@contextmanager
+def worker_pool(workers: int):
+    """A local pool of ``workers`` started now, each connecting to the fork servers this process
+    shares for the pool's life, while it goes on (generating the assignment, admitting the first
+    students)."""
+    with shared_servers(), ProcessPoolExecutor(max_workers=workers, initializer=start_servers) as pool:
+        for _ in range(workers):
+            pool.submit(int)  # a task starts the workers (all of them, or one each while none is idle)
+        yield pool
 
 
 @contextmanager

@@ -16,6 +16,7 @@ import pickle
 import re
 import socket
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import IPython  # noqa: F401  (each executor imported ipykernel.kernelspec and IPython as it looked
@@ -84,9 +85,23 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
             "why": _tail(log)}
 
 
+@contextmanager
+def shared_servers():
+    """For the body, the fork servers that this process's forked workers (a local pool's) connect
+    to, in place of two of their own each: they start while the pool does."""
+    forkserver.share(SERVED, dict(os.environ))
+    if runs_unprivileged():
+        forkserver.share(ZYGOTE, kernel_env())
+    try:
+        yield
+    finally:
+        forkserver.unshare()
+
+
 def start_servers() -> None:
-    """Start this process's fork servers now, side by side (a local pool's worker initializer:
-    they start while the grading process generates the assignment). An executor server that cannot
+    """Connect to the fork servers the grading process shares, or start this process's own, side
+    by side (a local pool's worker initializer: while the grading process generates the
+    assignment). An executor server that cannot
     start is left to the first submission, which says why; so is a kernel server (:func:`_kernel_server`)."""
     kernels = runs_unprivileged()  # kernels drop to a uid of their own: forked by the kernel server
     forkserver.start(SERVED, dict(os.environ))

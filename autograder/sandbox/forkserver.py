@@ -1,32 +1,42 @@
 """Fork servers: a process that imports what its children need once, then forks one child per request.
 
-A grading worker keeps two (see :mod:`autograder.sandbox.client` and :mod:`autograder.sandbox.zygote`):
-the executor server, which has imported nbformat, nbclient, nbgrader, jupyter_client and IPython,
-and the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python
+Grading uses two (see :mod:`autograder.sandbox.client` and :mod:`autograder.sandbox.zygote`): the
+executor server, which has imported nbformat, nbclient, nbgrader, jupyter_client and IPython, and
+the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python
 process and importing those costs seconds of CPU; forking one that already has costs milliseconds.
+A local pool's workers share the servers their grading process started (:func:`share`), each over
+a connection of its own; any other process (a Dask worker, a test) starts its own.
 
 A server holds nothing of any student: it is started before any submission is read, it receives
 only small requests (paths, pids, a uid; never a notebook), and it reads nothing back from a child
 but its exit status. The child does everything that concerns one student (entering its cgroup,
-namespaces and uid) after the fork, in ``MODULE.child(request, fds)``.
+namespaces and uid) after the fork, in ``MODULE.child(request, fds)``, having closed every socket
+of the server.
 
-Protocol, over a ``SOCK_SEQPACKET`` socket pair (one message per packet, so a client killed
-mid-send cannot garble the next request): the server says ``{"ready"}`` once it has imported; the
-client sends a JSON request with an ``id`` (and
-file descriptors, ``SCM_RIGHTS``); the server calls ``MODULE.prepare(request)`` if there is one (to
-import, once, what that kind of request needs), forks, replies ``{"id", "pid"}``, waits for the child
-and replies ``{"id", "status"}`` (its exit code, negative for a signal). Children run one at a time.
+Protocol, over ``SOCK_SEQPACKET`` sockets (one message per packet, so a client killed mid-send
+cannot garble the next request): the server says ``{"ready"}`` on each connection once it has
+imported; the client sends a JSON request with an ``id`` (and file descriptors, ``SCM_RIGHTS``); the
+server calls ``MODULE.prepare(request)`` if there is one (to import, once, what that kind of request
+needs), forks, replies ``{"id", "pid"}`` and, when the child ends, ``{"id", "status"}`` (its exit
+code, negative for a signal). Children of different connections run side by side.
 
-Run as ``python -m autograder.sandbox.forkserver MODULE FD`` (FD: the server's end of the socket).
+Run as ``python -m autograder.sandbox.forkserver MODULE FD [LISTENING]``: FD is the server's end of
+its owner's socket (the server ends when the owner's end closes); a shared server also accepts on
+LISTENING, a socket its owner bound in a folder only the grader's user can enter, connections from
+that user only.
 """
 import importlib
 import json
 import os
 import secrets
+import select
+import shutil
 import signal
 import socket
+import struct
 import subprocess
 import sys
+import tempfile
 import traceback
 from pathlib import Path
 
@@ -96,19 +106,29 @@ class Channel:
 
 
 class ForkServer(Channel):
-    """A server process, started, and the worker's channel to it (:meth:`ready` waits for it)."""
+    """A server process, started, and the worker's channel to it (:meth:`ready` waits for it).
+    ``shared``: it also listens for the connections of this process's forked workers (:func:`share`)."""
 
-    def __init__(self, module: str, env: dict, cwd="/"):
+    def __init__(self, module: str, env: dict, cwd="/", shared=False):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         super().__init__(ours)
         self.env = env
+        self.folder = self.address = None
+        fds = [theirs]
+        if shared:  # listening before the server starts: a worker may connect at once
+            self.folder = tempfile.mkdtemp(prefix="finite-server-")  # mode 0700
+            self.address = os.path.join(self.folder, "socket")
+            fds.append(socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET))
+            fds[1].bind(self.address)
+            fds[1].listen(64)
         path = os.pathsep.join(filter(None, [PACKAGE_PARENT, env.get("PYTHONPATH")]))  # this grader's code first
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "autograder.sandbox.forkserver", module, str(theirs.fileno())],
+            [sys.executable, "-m", "autograder.sandbox.forkserver", module, *(str(s.fileno()) for s in fds)],
             env={**env, "PYTHONPATH": path},
             cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            pass_fds=(theirs.fileno(),), start_new_session=True)
-        theirs.close()
+            pass_fds=[s.fileno() for s in fds], start_new_session=True)
+        for s in fds:
+            s.close()
         self.owner, self.module, self.started = os.getpid(), module, False
 
     def ready(self) -> "ForkServer":
@@ -130,83 +150,198 @@ class ForkServer(Channel):
         if self.owner == os.getpid():
             self.process.kill()
             self.process.wait()
+            if self.folder:
+                shutil.rmtree(self.folder, ignore_errors=True)
 
 
-_servers: dict = {}
+class Connection(ForkServer):
+    """A forked worker's connection to a server its grading process shares (:func:`share`)."""
+
+    def __init__(self, module: str, env: dict, address: str):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            sock.connect(address)
+        except OSError as error:
+            sock.close()
+            raise ServerGone(f"the shared fork server for {module} is gone ({error.strerror})") from None
+        Channel.__init__(self, sock)
+        self.env, self.module, self.started, self.owner = env, module, False, os.getpid()
+
+    def alive(self) -> bool:
+        """Whether the server still holds its end (between requests it sends nothing, so a
+        readable socket that holds no packet has been closed)."""
+        if self.owner != os.getpid():
+            return False
+        try:
+            return not select.select([self.sock], [], [], 0)[0] or self.sock.recv(1, socket.MSG_PEEK) != b""
+        except (OSError, ValueError):
+            return False
+
+    def close(self):
+        self.sock.close()
+
+
+_servers: dict = {}  # module -> this process's ForkServer or Connection
+_shared: dict = {}  # module -> the ForkServer a forked worker of this process connects to
+_inherited: dict = {}  # module -> {"address", "env"} of the server the grading process shares
+
+
+def share(module: str, env: dict) -> None:
+    """Start (unless it runs) a server for ``module`` that this process's forked workers connect to,
+    instead of each starting its own; not waited for."""
+    running = _shared.get(module)
+    if running is None or not running.alive() or running.env != env:
+        if running is not None:
+            running.close()
+        _shared[module] = ForkServer(module, env, shared=True)
+
+
+def unshare() -> None:
+    """Stop the servers this process shares (their folders go with them)."""
+    for running in _shared.values():
+        running.close()
+    _shared.clear()
 
 
 def start(module: str, env: dict) -> ForkServer:
-    """This process's server for ``module`` with ``env``, started now (or restarted: it died, or
-    the environment changed) unless it runs; not waited for."""
+    """This process's server for ``module`` with ``env``: a connection to the one its grading process
+    shares, else its own, started now (or restarted: it died, or the environment changed) unless it
+    runs; not waited for."""
     running = _servers.get(module)
     if running is None or not running.alive() or running.env != env:
         if running is not None:
             running.close()
-        running = _servers[module] = ForkServer(module, env)
+        running = _servers[module] = _connect(module, env) or ForkServer(module, env)
     return running
 
 
+def _connect(module, env):
+    """A connection to the server this worker's grading process shares for ``module``, or None."""
+    shared = _inherited.get(module)
+    if shared is None or shared["env"] != env:
+        return None
+    try:
+        return Connection(module, env, shared["address"])
+    except ServerGone:
+        return None
+
+
 def server(module: str, env: dict) -> ForkServer:
-    """This process's server for ``module`` with ``env``, ready (see :func:`start`)."""
-    return start(module, env).ready()
+    """This process's server for ``module`` with ``env``, ready (see :func:`start`); a shared
+    server that is gone is replaced by one of this process's own."""
+    running = start(module, env)
+    try:
+        return running.ready()
+    except ServerGone:
+        if not isinstance(running, Connection):
+            raise
+        _inherited.pop(module, None)
+        _servers.pop(module, None)
+        return start(module, env).ready()
 
 
 def _forget_inherited():
-    """In a forked worker: the parent's servers are not ours (their sockets stay the parent's)."""
-    for running in _servers.values():
+    """In a forked worker: the parent's servers and sockets are not ours; the servers it shares are
+    reached by address."""
+    _inherited.clear()
+    _inherited.update({module: {"address": s.address, "env": s.env}
+                       for module, s in _shared.items()})
+    for running in (*_servers.values(), *_shared.values()):
         running.sock.close()
     _servers.clear()
+    _shared.clear()
 
 
 os.register_at_fork(after_in_child=_forget_inherited)
 
 
-def serve(module_name: str, fd: int) -> None:
-    """The server's loop: import ``module_name`` (its imports are what children inherit), then
-    fork a child per request, one at a time, until the client's end closes."""
+def serve(module_name: str, fd: int, listening: int | None = None) -> None:
+    """The server's loop: import ``module_name`` (its imports are what children inherit), then fork
+    a child per request of the owner's connection (``fd``) or of one accepted on ``listening``, until
+    the owner's end closes."""
+    listener = socket.socket(fileno=listening) if listening is not None else None
     module = importlib.import_module(module_name)
-    sock = socket.socket(fileno=fd)
-    sock.send(json.dumps({"ready": True}).encode())
+    owner = socket.socket(fileno=fd)
+    owner.send(json.dumps({"ready": True}).encode())
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    while True:
-        try:
-            packet, fds, _, _ = socket.recv_fds(sock, PACKET, MAX_FDS)
-        except OSError:
-            return
-        if not packet:
-            return
-        try:
-            request = json.loads(packet)
-        except ValueError:
-            for fd in fds:
-                os.close(fd)
-            continue
-        if hasattr(module, "prepare"):
-            try:
-                module.prepare(request)
-            except Exception:
-                traceback.print_exc()  # the child goes without what it could not import
-        pid = os.fork()
-        if pid == 0:
-            code = 1
-            try:
-                sock.close()
-                module.child(request, fds)
-                code = 0
-            except BaseException:
-                traceback.print_exc()  # to the child's stderr: the executor's log, or nowhere
-            finally:
-                os._exit(code)
+    channels, children = [owner], {}  # children: pidfd -> (pid, channel, request id)
+    while owner in channels:
+        readable, _, _ = select.select(([listener] if listener else []) + channels + list(children), [], [])
+        for handle in readable:
+            if handle is listener:
+                _accept(listener, channels)
+            elif handle in children:
+                pid, channel, request_id = children.pop(handle)
+                os.close(handle)
+                _, status = os.waitpid(pid, 0)
+                _send(channel, {"id": request_id, "status": os.waitstatus_to_exitcode(status)})
+            elif handle in channels:
+                _take(module, handle, channels, children, listener)
+
+
+def _accept(listener, channels):
+    """A worker's connection, from the grader's own user only."""
+    connection, _ = listener.accept()
+    _, uid, _ = struct.unpack("3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12))
+    if uid != os.geteuid():
+        connection.close()
+        return
+    channels.append(connection)
+    _send(connection, {"ready": True})
+
+
+def _take(module, channel, channels, children, listener):
+    """Read one request from ``channel`` and fork its child (or drop the channel, closed)."""
+    try:
+        packet, fds, _, _ = socket.recv_fds(channel, PACKET, MAX_FDS)
+    except OSError:
+        packet, fds = b"", []
+    if not packet:
+        channels.remove(channel)
+        channel.close()
+        return
+    try:
+        request = json.loads(packet)
+    except ValueError:
         for fd in fds:
             os.close(fd)
-        sock.send(json.dumps({"id": request.get("id"), "pid": pid}).encode())
-        _, status = os.waitpid(pid, 0)
-        sock.send(json.dumps({"id": request.get("id"), "status": os.waitstatus_to_exitcode(status)}).encode())
+        return
+    if hasattr(module, "prepare"):
+        try:
+            module.prepare(request)
+        except Exception:
+            traceback.print_exc()  # the child goes without what it could not import
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            for handle in (listener, *channels):
+                if handle is not None:
+                    handle.close()
+            for handle in children:
+                os.close(handle)
+            module.child(request, fds)
+            code = 0
+        except BaseException:
+            traceback.print_exc()  # to the child's stderr: the executor's log, or nowhere
+        finally:
+            os._exit(code)
+    for fd in fds:
+        os.close(fd)
+    children[os.pidfd_open(pid)] = (pid, channel, request.get("id"))
+    _send(channel, {"id": request.get("id"), "pid": pid})
+
+
+def _send(channel, message):
+    try:
+        channel.send(json.dumps(message).encode())
+    except OSError:
+        pass  # the client is gone; its children end with their sandboxes
 
 
 def die_with_parent():
     """SIGKILL this process when its parent (the server) dies (Linux ``PR_SET_PDEATHSIG``), so
-    what it started (``bwrap --die-with-parent``) goes too; the server dies with its worker."""
+    what it started (``bwrap --die-with-parent``) goes too; a server dies with its owner."""
     import ctypes
 
     parent = os.getppid()
@@ -216,4 +351,4 @@ def die_with_parent():
 
 
 if __name__ == "__main__":
-    serve(sys.argv[1], int(sys.argv[2]))
+    serve(sys.argv[1], *map(int, sys.argv[2:4]))
