@@ -11,7 +11,7 @@ import json
 import shutil
 import sys
 import tempfile
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
@@ -40,6 +40,9 @@ from autograder.sandbox.client import shared_servers, start_servers
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.execute import handoff, run_in_sandbox
 from autograder.statuses import Status
+
+
+AHEAD = 2  # students admitted and queued per worker ahead of the one it runs
 
 
 @dataclass(frozen=True)
@@ -411,28 +414,48 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             bar.set_postfix_str(f"{result.student}: {result.status}")
             bar.update()
 
-        futures, ended = {}, []
+        futures, ended, waiting = {}, [], iter(todo)
+
+        def feed(count) -> set:
+            """Admit and submit the next ``count`` students who have a notebook to run; return their
+            futures. Admitting just ahead of the workers keeps this process off the CPU their start needs."""
+            fed = set()
+            for submission, digest in waiting:
+                admitted = admit(course, submission, assignment)
+                if admitted.nb is None:
+                    ended.append((ended_early(submission, assignment, admitted.status, admitted.notes, digest,
+                                              stamp), submission))
+                    continue
+                job = handoff(admitted.nb)
+                future = pool.submit(run_in_sandbox, job, limits)
+                futures[future] = (submission, digest, admitted.notes, job)
+                fed.add(future)
+                if len(fed) == count:
+                    break
+            return fed
+
         try:
             with reference(course, assignment, limits, stamp, None if scheduler else pool):
-                for submission, digest in todo:
-                    admitted = admit(course, submission, assignment)
-                    if admitted.nb is None:
-                        ended.append((ended_early(submission, assignment, admitted.status, admitted.notes, digest,
-                                                  stamp), submission))
-                    else:
-                        job = handoff(admitted.nb)
-                        futures[pool.submit(run_in_sandbox, job, limits)] = (submission, digest, admitted.notes, job)
-            for result, submission in ended:
-                publish(result, None, {}, submission)
-            for future in as_completed(futures):
-                submission, digest, notes, job = futures[future]
-                try:
-                    run = sandbox_result(future, job, limits)
-                    result, nb = judge(submission.student, run, notes, assignment, limits, digest, stamp,
-                                       submission_timestamp(submission.path))
-                except Exception as error:  # the grader's failure on one student, never the batch's
-                    result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
-                publish(result, nb, run.shown if run else {}, submission)
+                pending = feed(AHEAD * workers)
+            while True:
+                for result, submission in ended:
+                    publish(result, None, {}, submission)
+                ended.clear()
+                if not pending:
+                    break
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    submission, digest, notes, job = futures[future]
+                    try:
+                        run = sandbox_result(future, job, limits)
+                        result, nb = judge(submission.student, run, notes, assignment, limits, digest, stamp,
+                                           submission_timestamp(submission.path))
+                    except Exception as error:  # the grader's failure on one student, never the batch's
+                        result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
+                    publish(result, nb, run.shown if run else {}, submission)
+                pending |= feed(len(done))
+                if len(pending) < workers:  # a worker is idle: the summary's imports take its core
+                    import matplotlib.figure  # noqa: F401
         except BaseException:
             for f in futures:
                 f.cancel()
