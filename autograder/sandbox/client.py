@@ -101,8 +101,8 @@ def shared_servers():
 def start_servers() -> None:
     """Connect to the fork servers the grading process shares, or start this process's own, side
     by side (a local pool's worker initializer: while the grading process generates the
-    assignment). An executor server that cannot
-    start is left to the first submission, which says why; so is a kernel server (:func:`_kernel_server`)."""
+    assignment). An executor server that cannot start is left to the first submission, which says
+    why; so is a kernel server (:func:`_kernel_server`)."""
     kernels = runs_unprivileged()  # kernels drop to a uid of their own: forked by the kernel server
     forkserver.start(SERVED, dict(os.environ))
     if kernels:

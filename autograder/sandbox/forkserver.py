@@ -105,14 +105,32 @@ class Channel:
         return self.sock.fileno()
 
 
-class ForkServer(Channel):
+class Server(Channel):
+    """A channel to the fork server for ``module`` with ``env``, which says it is ready once."""
+
+    def __init__(self, sock: socket.socket, module: str, env: dict):
+        super().__init__(sock)
+        self.module, self.env, self.started, self.owner = module, env, False, os.getpid()
+
+    def ready(self) -> "Server":
+        """This server once it has imported what it preloads; ServerGone (and closed) if it did not."""
+        if not self.started:
+            try:
+                self.reply(None, "ready", timeout=START_WAIT)
+            except (TimeoutError, ServerGone):
+                self.close()
+                raise ServerGone(f"the fork server for {self.module} did not start") from None
+            self.started = True
+        return self
+
+
+class ForkServer(Server):
     """A server process, started, and the worker's channel to it (:meth:`ready` waits for it).
     ``shared``: it also listens for the connections of this process's forked workers (:func:`share`)."""
 
     def __init__(self, module: str, env: dict, cwd="/", shared=False):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        super().__init__(ours)
-        self.env = env
+        super().__init__(ours, module, env)
         self.folder = self.address = None
         fds = [theirs]
         if shared:  # listening before the server starts: a worker may connect at once
@@ -129,18 +147,6 @@ class ForkServer(Channel):
             pass_fds=[s.fileno() for s in fds], start_new_session=True)
         for s in fds:
             s.close()
-        self.owner, self.module, self.started = os.getpid(), module, False
-
-    def ready(self) -> "ForkServer":
-        """This server once it has imported what it preloads; ServerGone (and closed) if it did not."""
-        if not self.started:
-            try:
-                self.reply(None, "ready", timeout=START_WAIT)
-            except (TimeoutError, ServerGone):
-                self.close()
-                raise ServerGone(f"the fork server for {self.module} did not start") from None
-            self.started = True
-        return self
 
     def alive(self) -> bool:
         return self.owner == os.getpid() and self.process.poll() is None
@@ -154,7 +160,7 @@ class ForkServer(Channel):
                 shutil.rmtree(self.folder, ignore_errors=True)
 
 
-class Connection(ForkServer):
+class Connection(Server):
     """A forked worker's connection to a server its grading process shares (:func:`share`)."""
 
     def __init__(self, module: str, env: dict, address: str):
@@ -164,8 +170,7 @@ class Connection(ForkServer):
         except OSError as error:
             sock.close()
             raise ServerGone(f"the shared fork server for {module} is gone ({error.strerror})") from None
-        Channel.__init__(self, sock)
-        self.env, self.module, self.started, self.owner = env, module, False, os.getpid()
+        super().__init__(sock, module, env)
 
     def alive(self) -> bool:
         """Whether the server still holds its end (between requests it sends nothing, so a
@@ -203,7 +208,7 @@ def unshare() -> None:
     _shared.clear()
 
 
-def start(module: str, env: dict) -> ForkServer:
+def start(module: str, env: dict) -> Server:
     """This process's server for ``module`` with ``env``: a connection to the one its grading process
     shares, else its own, started now (or restarted: it died, or the environment changed) unless it
     runs; not waited for."""
@@ -226,7 +231,7 @@ def _connect(module, env):
         return None
 
 
-def server(module: str, env: dict) -> ForkServer:
+def server(module: str, env: dict) -> Server:
     """This process's server for ``module`` with ``env``, ready (see :func:`start`); a shared
     server that is gone is replaced by one of this process's own."""
     running = start(module, env)

@@ -1,7 +1,6 @@
 """The kernel server: a kernel process that has imported torch (with what ``assert_close`` needs),
 numpy, IPython and ipykernel (with its debugger), and torch.compile's front end once a request
-asks for it (:func:`prepare`),
-and forks one kernel per submission into that submission's sandbox.
+asks for it (:func:`prepare`), and forks one kernel per submission into that submission's sandbox.
 
 Served by :mod:`autograder.sandbox.forkserver` (root only: joining namespaces needs it), started
 with exactly the environment a sandboxed kernel gets. Per submission the executor first starts the
