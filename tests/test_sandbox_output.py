@@ -15,7 +15,7 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.sandbox.limits import MB, Limits
 from autograder.sandbox.execute import (OBSERVATION_MIME, SHOWN_PER_CELL, SHOWN_TOTAL, OutputCaps,
-                                        size_of, text_snapshot)
+                                        compile_output_checks, size_of, text_snapshot)
 
 CAPS = (MB, 2 * MB, 8 * MB)
 
@@ -144,6 +144,53 @@ def _sandbox_ready():
         return "bubblewrap is not installed"
     missing = missing_caps(Limits())
     return "; ".join(missing) or None
+
+
+# (kind, output): outputs a kernel could send, well formed or not
+OUTPUTS = [
+    ("stream", {"output_type": "stream", "name": "stdout", "text": "hi"}),
+    ("stream", {"output_type": "stream", "name": "stderr", "text": ["a", "b"]}),
+    ("stream", {"output_type": "stream", "name": 5, "text": "hi"}),
+    ("stream", {"output_type": "stream", "name": "stdout"}),
+    ("stream", {"output_type": "stream", "name": "stdout", "text": "x", "extra": 1}),
+    ("display_data", {"output_type": "display_data", "data": {"text/plain": "x", "image/png": "aGk="}, "metadata": {}}),
+    ("display_data", {"output_type": "display_data", "data": {"application/json": {"a": [1]}}, "metadata": {}}),
+    ("display_data", {"output_type": "display_data", "data": {"text/plain": 5}, "metadata": {}}),
+    ("display_data", {"output_type": "display_data", "data": "x", "metadata": {}}),
+    ("display_data", {"output_type": "display_data", "data": {"text/plain": "x"}}),
+    ("execute_result", {"output_type": "execute_result", "data": {"text/plain": "1"}, "metadata": {},
+                        "execution_count": 3}),
+    ("execute_result", {"output_type": "execute_result", "data": {"text/plain": "1"}, "metadata": {},
+                        "execution_count": -1}),
+    ("execute_result", {"output_type": "execute_result", "data": {"text/plain": "1"}, "metadata": {}}),
+    ("error", {"output_type": "error", "ename": "E", "evalue": "v", "traceback": ["t"]}),
+    ("error", {"output_type": "error", "ename": "E", "evalue": "v", "traceback": [1]}),
+    ("error", {"output_type": "error", "ename": "E", "traceback": []}),
+]
+
+
+def _verdicts(validate):
+    verdicts = []
+    for kind, output in OUTPUTS:
+        try:
+            validate(nbformat.from_dict(json.loads(json.dumps(output))), kind)
+            verdicts.append("valid")
+        except nbformat.ValidationError:
+            verdicts.append("refused")
+    return verdicts
+
+
+def test_compiled_output_checks_give_nbformats_verdicts(monkeypatch):
+    original = nbformat.v4.nbbase.validate
+    monkeypatch.setattr(nbformat.v4.nbbase, "validate", original)  # put back after the test
+    interpreted = _verdicts(original)
+    compile_output_checks()
+    assert nbformat.v4.nbbase.validate is not original
+    assert _verdicts(nbformat.v4.nbbase.validate) == interpreted
+    assert interpreted.count("valid") == 6 and interpreted.count("refused") == 10
+    bad = {"header": {"msg_type": "stream"}, "content": {"name": "stdout", "text": 7}}
+    with pytest.raises(nbformat.ValidationError):
+        nbformat.v4.output_from_msg(bad)
 
 
 needs_sandbox = pytest.mark.skipif(_sandbox_ready() is not None, reason=str(_sandbox_ready()))

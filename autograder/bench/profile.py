@@ -15,7 +15,7 @@ from autograder.grading.admit import admit
 from autograder.grading.assignment import fingerprint
 from autograder.grading.batch import find_submissions, prepare_assignment
 from autograder.grading.steps import Final, ensure_reference, judge, render
-from autograder.sandbox.execute import run_in_sandbox
+from autograder.sandbox.execute import handoff, run_in_sandbox
 from autograder.sandbox.limits import Limits
 
 STEPS = ("admit (read, sanitize, restore locked cells)",
@@ -42,7 +42,7 @@ def grade_once(course, submission, assignment, limits, stamp) -> list:
     marks = [time.time()]
     admitted = admit(course, submission, assignment)
     marks.append(time.time())
-    run = run_in_sandbox(nbformat.writes(admitted.nb), limits)
+    run = run_in_sandbox(handoff(admitted.nb), limits)
     done = time.time()
     first, last = _cells_span(run.executed)
     marks += [first, last, done]

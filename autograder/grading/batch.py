@@ -41,8 +41,8 @@ from autograder.sandbox.limits import Limits
 from autograder.sandbox.execute import handoff, run_in_sandbox
 from autograder.statuses import Status
 
+AHEAD = 8  # students admitted and queued per worker, at most, ahead of the one it runs
 
-AHEAD = 2  # students admitted and queued per worker ahead of the one it runs
 
 
 @dataclass(frozen=True)
@@ -417,8 +417,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         futures, ended, waiting = {}, [], iter(todo)
 
         def feed(count) -> set:
-            """Admit and submit the next ``count`` students who have a notebook to run; return their
-            futures. Admitting just ahead of the workers keeps this process off the CPU their start needs."""
+            """Admit and submit the next ``count`` students who have a notebook to run; return their futures."""
             fed = set()
             for submission, digest in waiting:
                 admitted = admit(course, submission, assignment)
@@ -436,14 +435,22 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
 
         try:
             with reference(course, assignment, limits, stamp, None if scheduler else pool):
-                pending = feed(AHEAD * workers)
+                pending = feed(workers)
+            admitting = True
             while True:
                 for result, submission in ended:
                     publish(result, None, {}, submission)
                 ended.clear()
                 if not pending:
                     break
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                # This process admits the next students while it would otherwise wait, most of them
+                # while the fork servers start (a core idles then) rather than beside the runs.
+                ahead = admitting and len(pending) < workers * (AHEAD + 1)
+                done, pending = wait(pending, timeout=0 if ahead else None, return_when=FIRST_COMPLETED)
+                if not done:
+                    fed = feed(1)
+                    admitting, pending = bool(fed), pending | fed
+                    continue
                 for future in done:
                     submission, digest, notes, job = futures[future]
                     try:
@@ -453,7 +460,6 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                     except Exception as error:  # the grader's failure on one student, never the batch's
                         result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
                     publish(result, nb, run.shown if run else {}, submission)
-                pending |= feed(len(done))
                 if len(pending) < workers:  # a worker is idle: the summary's imports take its core
                     import matplotlib.figure  # noqa: F401
         except BaseException:

@@ -182,7 +182,8 @@ def kernel_env() -> dict:
     }
 
 
-SHUTDOWN_POLL = 0.01  # seconds between checks that a kernel asked to shut down has ended
+SHUTDOWN_POLL = 0.01  # seconds between checks that a killed sandbox has ended
+RECONNECT_MS = 5  # how often the executor's sockets retry connecting to a kernel still starting
 PRLIMIT = {"RLIMIT_DATA": "data", "RLIMIT_FSIZE": "fsize", "RLIMIT_CORE": "core"}
 
 
@@ -223,6 +224,9 @@ class SandboxedKernelManager(QuietKernelManager):
 
     def __init__(self, **kwargs):
         super().__init__(transport="ipc", **kwargs)
+        # The manager's control socket and the client's connect before the kernel has bound its
+        # sockets; ZeroMQ retries every RECONNECT_IVL ms (100 by default: 45 ms of waiting per kernel).
+        self.context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         sockets = self.sockets()
         self.ip = str(sockets / "kernel")
         self.connection_file = str(sockets / "kernel.json")
@@ -249,6 +253,7 @@ class SandboxedKernelManager(QuietKernelManager):
             self.client_factory = metered_client_class(self.meter)
         kc = super().client(**kwargs)
         kc.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE)
+        kc.context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
         return kc
 
     async def _async_launch_kernel(self, kernel_cmd, **kw):
@@ -275,9 +280,10 @@ class SandboxedKernelManager(QuietKernelManager):
         except ServerGone as error:
             raise SandboxError(str(error)) from None
 
-    async def _async_finish_shutdown(self, waittime=None, pollinterval=0.1, restart=False):
-        """jupyter_client's, polling every SHUTDOWN_POLL s, not 0.1 s (on average 0.05 s per kernel)."""
-        await super()._async_finish_shutdown(waittime, SHUTDOWN_POLL, restart)
+    async def _async_wait(self, pollinterval=0.1):
+        """jupyter_client's wait for the killed sandbox to end, polling every SHUTDOWN_POLL s, not
+        0.1 s (on average 0.05 s per kernel)."""
+        await super()._async_wait(min(pollinterval, SHUTDOWN_POLL))
 
     async def shutdown_kernel(self, now=False, restart=False):
         if self.enclosure is not None:

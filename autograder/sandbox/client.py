@@ -30,13 +30,15 @@ from autograder.sandbox.bubblewrap import kernel_env, kernel_manager_class
 from autograder.sandbox.limits import MB
 from autograder.sandbox.probe import runs_unprivileged
 from autograder.sandbox.usage import limit_outcome
-from autograder.sandbox.execute import OBSERVATION_FACTOR, SHOWN_TOTAL, handoff, run_metered, where_it_stopped
+from autograder.sandbox.execute import (OBSERVATION_FACTOR, SHOWN_TOTAL, compile_output_checks, handoff,
+                                        run_metered, where_it_stopped)
 
 # Done once in the executor server rather than in every executor it forks: nbformat compiles its
 # schema's validator at a process's first read (50 ms of CPU), jupyter_client reads every installed
 # package's entry points for its kernel provisioners at the first kernel (20 ms).
 nbformat.validate(nbformat.v4.new_notebook())
 KernelProvisionerFactory.instance()
+compile_output_checks()
 
 SERVED = "autograder.sandbox.client"  # this module, as its executor server imports it
 ZYGOTE = "autograder.sandbox.zygote"  # the kernel server's module

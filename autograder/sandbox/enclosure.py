@@ -46,6 +46,8 @@ from autograder.sandbox.usage import Usage
 CFS_PERIOD_US = 100_000
 SANDBOX_DISKS = ("/tmp", "/dev/shm")  # the capped tmpfs mounts inside the sandbox (see bubblewrap.py)
 SAMPLE_EVERY = 0.2  # seconds between samples of the sandbox's disk use
+EXIT_POLL = 0.005  # seconds between checks that the killed tasks of a cgroup have exited
+REMOVE_WAIT = 5  # seconds a cgroup's removal waits for them
 
 
 class StudentCgroup:
@@ -135,7 +137,7 @@ class StudentCgroup:
                     os.kill(pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            time.sleep(0.02)
+            time.sleep(EXIT_POLL)
         return not self.pids()
 
     def remove(self):
@@ -143,16 +145,16 @@ class StudentCgroup:
         when one joined after the kill (a kernel server's child that was entering): those are
         killed too."""
         for folder in self.folders:
-            for attempt in range(100):
+            for attempt in range(round(REMOVE_WAIT / EXIT_POLL)):
                 try:
                     folder.rmdir()
                     break
                 except FileNotFoundError:
                     break
                 except OSError:
-                    if attempt % 10 == 9:
+                    if attempt % 100 == 99:
                         self.kill_all(deadline=1.0)
-                    time.sleep(0.05)
+                    time.sleep(EXIT_POLL)
 
 
 class Enclosure:

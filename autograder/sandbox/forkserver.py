@@ -25,6 +25,7 @@ its owner's socket (the server ends when the owner's end closes); a shared serve
 LISTENING, a socket its owner bound in a folder only the grader's user can enter, connections from
 that user only.
 """
+import gc
 import importlib
 import json
 import os
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import traceback
+from contextlib import contextmanager
 from pathlib import Path
 
 PACKET = 64 * 1024
@@ -265,7 +267,8 @@ def serve(module_name: str, fd: int, listening: int | None = None) -> None:
     a child per request of the owner's connection (``fd``) or of one accepted on ``listening``, until
     the owner's end closes."""
     listener = socket.socket(fileno=listening) if listening is not None else None
-    module = importlib.import_module(module_name)
+    with _collector_off():
+        module = importlib.import_module(module_name)
     owner = socket.socket(fileno=fd)
     owner.send(json.dumps({"ready": True}).encode())
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -312,10 +315,12 @@ def _take(module, channel, channels, children, listener):
             os.close(fd)
         return
     if hasattr(module, "prepare"):
-        try:
-            module.prepare(request)
-        except Exception:
-            traceback.print_exc()  # the child goes without what it could not import
+        with _collector_off():
+            try:
+                module.prepare(request)
+            except Exception:
+                traceback.print_exc()  # the child goes without what it could not import
+    gc.freeze()
     pid = os.fork()
     if pid == 0:
         code = 1
@@ -335,6 +340,22 @@ def _take(module, channel, channels, children, listener):
         os.close(fd)
     children[os.pidfd_open(pid)] = (pid, channel, request.get("id"))
     _send(channel, {"id": request.get("id"), "pid": pid})
+
+
+@contextmanager
+def _collector_off():
+    """Python's cyclic garbage collector off while the server imports: its passes over what is
+    imported so far are 15 % of the imports' CPU, and what a module imports stays.
+
+    Before each fork the server freezes what it holds (``gc.freeze``): the children's
+    collections then never walk the imported objects, so the pages that hold them stay shared
+    with the server rather than each child copying them as its collector touches them.
+    """
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _send(channel, message):

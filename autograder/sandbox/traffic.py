@@ -20,7 +20,7 @@ from autograder.sandbox.limits import MB
 CHANNELS = ("shell", "iopub", "control")  # the channels the executor opens
 DELIMITER = b"<IDS|MSG>"  # jupyter_client.session.DELIM
 FRAMES_PER_MB = 4096  # frames a channel may carry per MB of its byte cap (tiny-message floods)
-QUIET_ENOUGH = 0.02  # seconds of IOPub silence that end the drain after the kernel_info handshake
+QUIET_ENOUGH = 0.005  # seconds of IOPub silence that end the drain after the kernel_info handshake
 
 
 class TrafficCapExceeded(Exception):
