@@ -28,7 +28,7 @@ def test_bench_grading_compares_serial_nbgrader_local_workers_and_dask(tmp_path)
     done = run_cli("--course", str(course), "bench", "--grading", ASSIGNMENT, "--students", "2", "--workers", "2")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "serial nbgrader autograde" in out and "a class of 300 on one 16-core machine" in out
+    assert "serial nbgrader autograde" in out and "the reference run" in out and "a class of 300 on one 16-core machine" in out
     for label in ("1 local worker(s)", "2 local worker(s)", "Dask, 2 workers"):
         assert re.search(rf"grade, {re.escape(label)}\s+\d+\.\d s\s+\d+\.\d notebooks/min\s+\d+\.\d\dx serial "
                          r"nbgrader \(goal >= \d\.\dx: (met|NOT met)", out), out

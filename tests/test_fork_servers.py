@@ -73,6 +73,18 @@ def test_a_forked_kernel_holds_nothing_of_an_earlier_student_nor_of_the_server()
     assert seen["path"] == ["/tmp/work", "/opt/finite"] and seen["cwd"] == "/tmp/work"
 
 
+def test_threads_of_one_process_share_its_servers_one_sandbox_at_a_time():
+    from concurrent.futures import ThreadPoolExecutor, wait
+
+    threads = ThreadPoolExecutor(3)  # a Dask worker started with three threads
+    runs = [threads.submit(run, f"print({i} * 7)") for i in range(3)]
+    finished, _ = wait(runs, timeout=120)
+    threads.shutdown(wait=False)
+    assert len(finished) == 3, "a thread read the fork server's reply that another waited for"
+    done = [r.result() for r in runs]
+    assert [(d.outcome, printed(nb.cells[0]).strip()) for d, nb in done] == [("ok", "0"), ("ok", "7"), ("ok", "14")]
+
+
 def test_a_kernel_that_kills_itself_costs_its_student_only_and_a_dead_server_comes_back():
     crashed, _ = run("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
     assert crashed.outcome == "kernel_died"

@@ -36,7 +36,7 @@ from autograder.grading.steps import (
 from autograder.release import generate
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import check_layout
-from autograder.sandbox.client import shared_servers, start_servers
+from autograder.sandbox.client import begin_servers, shared_servers, start_servers
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.execute import handoff, run_in_sandbox
 from autograder.statuses import Status
@@ -361,6 +361,7 @@ def executor(workers, scheduler, pool=None):
     except (OSError, TimeoutError) as error:
         raise CourseError(f"cannot reach the Dask scheduler at {scheduler}: {error}") from None
     with client:
+        client.run(begin_servers)  # each worker's fork servers start now, while this process admits
         # A worker lost mid-batch: its tasks are rescheduled on the others (Dask's allowed_failures).
         yield client.get_executor(pure=False)
 

@@ -30,7 +30,7 @@ from autograder.grading.gradebook import final_grades, record_scores
 from autograder.grading.score import Result, conclude
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.probe import missing_caps
-from autograder.sandbox.execute import SandboxRun, run_in_sandbox
+from autograder.sandbox.execute import SandboxRun, handoff, run_in_sandbox
 from autograder.statuses import Status
 
 KEY = "finite"  # notebook metadata the trusted side writes (a submission's own is dropped)
@@ -51,7 +51,7 @@ def reference_limits(limits: Limits) -> Limits:
 
 def reference_run(course, assignment_id: str, limits: Limits) -> SandboxRun:
     """Run the solved notebook in the sandbox (trusted code, on this machine)."""
-    return run_in_sandbox(nbformat.writes(solved_notebook(course, assignment_id)), reference_limits(limits))
+    return run_in_sandbox(handoff(solved_notebook(course, assignment_id)), reference_limits(limits))
 
 
 def ensure_reference(course, assignment, limits, stamp: str, run: SandboxRun | None = None) -> None:

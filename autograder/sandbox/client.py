@@ -16,6 +16,7 @@ import pickle
 import re
 import socket
 import sys
+import threading
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,6 +62,16 @@ def run_executor(notebook_json, scratch, limits, enclosure) -> dict:
     job, result, log = scratch / "job.pickle", scratch / "result.json", scratch / "executor.log"
     job.write_bytes(pickle.dumps({"notebook": notebook_json, "scratch": str(scratch), "limits": limits,
                                   "enclosure": enclosure}))
+    with _one_sandbox_at_a_time:
+        return _run_executor(notebook_json, job, result, log, scratch, limits, enclosure)
+
+
+# One sandbox at a time per process: the fork servers' channels are this process's, and a thread
+# could read the reply another waits for (a Dask worker started with more than one thread).
+_one_sandbox_at_a_time = threading.Lock()
+
+
+def _run_executor(notebook_json, job, result, log, scratch, limits, enclosure) -> dict:
     kernels = _kernel_server() if enclosure.identity is not None else []
     request = {"job": str(job), "result": str(result), "log": str(log), "cwd": str(scratch),
                "procs": enclosure.cgroup.procs_files() if enclosure.cgroup else []}
@@ -100,15 +111,23 @@ def shared_servers():
         forkserver.unshare()
 
 
-def start_servers() -> None:
+def begin_servers() -> bool:
     """Connect to the fork servers the grading process shares, or start this process's own, side
-    by side (a local pool's worker initializer: while the grading process generates the
-    assignment). An executor server that cannot start is left to the first submission, which says
-    why; so is a kernel server (:func:`_kernel_server`)."""
-    kernels = runs_unprivileged()  # kernels drop to a uid of their own: forked by the kernel server
+    by side, without waiting for them (a Dask worker's, as a batch begins: they import while the
+    grading process admits the first students). Whether kernels come from a kernel server (they
+    drop to a uid of their own)."""
+    kernels = runs_unprivileged()
     forkserver.start(SERVED, dict(os.environ))
     if kernels:
         forkserver.start(ZYGOTE, kernel_env())
+    return kernels
+
+
+def start_servers() -> None:
+    """:func:`begin_servers`, then wait for them (a local pool's worker initializer: while the
+    grading process generates the assignment). An executor server that cannot start is left to the
+    first submission, which says why; so is a kernel server (:func:`_kernel_server`)."""
+    kernels = begin_servers()
     try:
         forkserver.server(SERVED, dict(os.environ))
     except forkserver.ServerGone:
