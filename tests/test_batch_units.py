@@ -3,13 +3,15 @@ import io
 import json
 import shutil
 import sys
+import threading
+from concurrent.futures import Future
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
 from autograder import release as release_module
-from autograder.grading.batch import check_folders, finished, result_path, write_atomic
+from autograder.grading.batch import AHEAD, check_folders, drain, finished, result_path, write_atomic
 from autograder.cases import Case, load_cases
 from autograder.check import report
 from autograder.cli import summary
@@ -87,6 +89,41 @@ def test_write_atomic_leaves_no_temp_file_on_failure(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         write_atomic(target, "new")
     assert target.read_text() == "old" and [p.name for p in tmp_path.iterdir()] == ["grades.csv"]
+
+
+class Runs:
+    """``students`` submissions, each a future that ends ``after`` seconds after it was fed (0: fed
+    already ended), as a pool's would; what drain fed and finished, and how many were queued at most."""
+
+    def __init__(self, students, after):
+        self.left, self.after, self.finished, self.most = list(range(students)), after, [], 0
+        self.pending = set()
+
+    def feed(self, count):
+        fed = set()
+        while self.left and len(fed) < count:
+            future = Future()
+            future.student = self.left.pop(0)
+            if self.after:
+                threading.Timer(self.after, future.set_result, [None]).start()
+            else:
+                future.set_result(None)
+            fed.add(future)
+        self.pending |= fed
+        self.most = max(self.most, len(self.pending))
+        return fed
+
+    def finish(self, done):
+        self.pending -= done
+        self.finished += [f.student for f in done]
+
+
+@pytest.mark.parametrize("after", [0, 0.01])
+def test_drain_grades_every_student_however_fast_the_runs_end_and_queues_at_most_ahead_per_worker(after):
+    runs = Runs(40, after)
+    drain(runs.feed(2), runs.feed, runs.finish, workers=2)
+    assert sorted(runs.finished) == list(range(40))  # none left behind when the queue empties early
+    assert runs.most <= 2 * (AHEAD + 1)
 
 
 def test_refusals_before_anything_runs(tmp_path, course):

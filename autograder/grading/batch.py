@@ -366,6 +366,27 @@ def executor(workers, scheduler, pool=None):
         yield client.get_executor(pure=False)
 
 
+def drain(pending: set, feed, finish, workers: int) -> None:
+    """Run a batch to its end: ``pending``, the futures of the students submitted so far;
+    ``feed(n)``, the futures of up to ``n`` more (fewer only when none are left); ``finish(done)``
+    takes those that ended. This process admits the next student whenever it would otherwise
+    wait (most while the fork servers start, when a core idles, rather than beside the runs),
+    with at most AHEAD students per worker queued."""
+    admitting = True
+    while True:
+        ahead = admitting and len(pending) < workers * (AHEAD + 1)
+        if not pending and not ahead:
+            return
+        done, pending = wait(pending, timeout=0 if ahead else None, return_when=FIRST_COMPLETED)
+        if not done:
+            fed = feed(1)
+            admitting, pending = bool(fed), pending | fed
+            continue
+        finish(done)
+        if len(pending) < workers and not admitting:  # a worker idles: the summary's imports take its core
+            import matplotlib.figure  # noqa: F401
+
+
 def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
                 regrade: bool = False, record_grades: bool = True, scheduler: str | None = None,
                 pool: ProcessPoolExecutor | None = None) -> Batch:
@@ -415,16 +436,17 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             bar.set_postfix_str(f"{result.student}: {result.status}")
             bar.update()
 
-        futures, ended, waiting = {}, [], iter(todo)
+        futures, waiting = {}, iter(todo)
 
         def feed(count) -> set:
-            """Admit and submit the next ``count`` students who have a notebook to run; return their futures."""
+            """Admit and submit the next ``count`` students who have a notebook to run (those who have
+            none are published as they come); return their futures."""
             fed = set()
             for submission, digest in waiting:
                 admitted = admit(course, submission, assignment)
                 if admitted.nb is None:
-                    ended.append((ended_early(submission, assignment, admitted.status, admitted.notes, digest,
-                                              stamp), submission))
+                    publish(ended_early(submission, assignment, admitted.status, admitted.notes, digest, stamp),
+                            None, {}, submission)
                     continue
                 job = handoff(admitted.nb)
                 future = pool.submit(run_in_sandbox, job, limits)
@@ -434,35 +456,21 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                     break
             return fed
 
+        def finish(done):
+            for future in done:
+                submission, digest, notes, job = futures[future]
+                try:
+                    run = sandbox_result(future, job, limits)
+                    result, nb = judge(submission.student, run, notes, assignment, limits, digest, stamp,
+                                       submission_timestamp(submission.path))
+                except Exception as error:  # the grader's failure on one student, never the batch's
+                    result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
+                publish(result, nb, run.shown if run else {}, submission)
+
         try:
             with reference(course, assignment, limits, stamp, None if scheduler else pool):
                 pending = feed(workers)
-            admitting = True
-            while True:
-                for result, submission in ended:
-                    publish(result, None, {}, submission)
-                ended.clear()
-                if not pending:
-                    break
-                # This process admits the next students while it would otherwise wait, most of them
-                # while the fork servers start (a core idles then) rather than beside the runs.
-                ahead = admitting and len(pending) < workers * (AHEAD + 1)
-                done, pending = wait(pending, timeout=0 if ahead else None, return_when=FIRST_COMPLETED)
-                if not done:
-                    fed = feed(1)
-                    admitting, pending = bool(fed), pending | fed
-                    continue
-                for future in done:
-                    submission, digest, notes, job = futures[future]
-                    try:
-                        run = sandbox_result(future, job, limits)
-                        result, nb = judge(submission.student, run, notes, assignment, limits, digest, stamp,
-                                           submission_timestamp(submission.path))
-                    except Exception as error:  # the grader's failure on one student, never the batch's
-                        result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
-                    publish(result, nb, run.shown if run else {}, submission)
-                if len(pending) < workers:  # a worker is idle: the summary's imports take its core
-                    import matplotlib.figure  # noqa: F401
+            drain(pending, feed, finish, workers)
         except BaseException:
             for f in futures:
                 f.cancel()
