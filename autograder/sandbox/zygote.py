@@ -34,15 +34,13 @@ import time
 
 import IPython  # noqa: F401  (imported for the kernels that fork from this server)
 import IPython.core.completerlib  # noqa: F401  (these, sqlite3, pdb, tornado's asyncio loop: what a
-import IPython.core.debugger  # noqa: F401  kernel imports as it starts and runs a cell, 25 ms;
-import IPython.core.logger  # noqa: F401
+import IPython.core.logger  # noqa: F401  kernel imports as it starts and runs its first cell, 25 ms)
 import IPython.core.oinspect  # noqa: F401
 import IPython.extensions.storemagic  # noqa: F401
 import ipykernel.ipkernel  # noqa: F401
 import ipykernel.kernelapp  # noqa: F401
 import numpy
 import pdb  # noqa: F401
-import psutil  # noqa: F401  (what ipykernel imports as it shuts down, to look for child processes: 11 ms)
 import sqlite3  # noqa: F401
 import tornado.platform.asyncio  # noqa: F401
 
