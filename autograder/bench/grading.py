@@ -49,9 +49,8 @@ def bench_grading(course, assignment_id: str, size: int, workers: int, out) -> N
               "(cycling solution, blank release and every self-check case)", file=out)
         stamp = fingerprint(course, assignment_id, Limits())
         assignment = prepare_assignment(course, assignment_id, workdir / "prepared", stamp)
-        solved = []
-        reference = timed(lambda: solved.append(reference_run(course, assignment_id, Limits())))
-        ensure_reference(course, assignment, Limits(), stamp, run=solved[0])
+        reference = timed(lambda: ensure_reference(course, assignment, Limits(), stamp,
+                                                   run=reference_run(course, assignment_id, Limits())))
         print(f"  the reference run (the solved notebook, once per assignment and grader version, then cached; "
               f"this process's first sandbox): {reference:.1f} s", file=out)
         generated = workdir / "prepared" / "course"

@@ -44,7 +44,6 @@ from autograder.statuses import Status
 AHEAD = 8  # students admitted and queued per worker, at most, ahead of the one it runs
 
 
-
 @dataclass(frozen=True)
 class Submission:
     """One student folder of SUBMITTED, as found (trusted side; nothing in it has been read yet)."""

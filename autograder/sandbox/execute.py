@@ -64,7 +64,7 @@ def compile_output_checks() -> None:
     definition in the notebook schema through jsonschema (0.2 ms an output, 40 ms of an executor's
     CPU for a graded notebook of this course). nbformat checks whole notebooks with fastjsonschema
     already; this gives the outputs' checks the same engine, with the same verdicts
-    (``test_sandbox_units``). Called by the executor server, so every executor it forks has them.
+    (``test_sandbox_output``). Called by the executor server, so every executor it forks has them.
     """
     folder = Path(nbformat.v4.__file__).parent
     schema = json.loads((folder / nbformat.v4.nbformat_schema[(None, None)]).read_text())

@@ -320,6 +320,8 @@ def _take(module, channel, channels, children, listener):
                 module.prepare(request)
             except Exception:
                 traceback.print_exc()  # the child goes without what it could not import
+    # What the server holds goes to the collector's permanent generation: children's collections
+    # never walk it, so its pages stay shared rather than copied as a collector touches them.
     gc.freeze()
     pid = os.fork()
     if pid == 0:
@@ -345,12 +347,7 @@ def _take(module, channel, channels, children, listener):
 @contextmanager
 def _collector_off():
     """Python's cyclic garbage collector off while the server imports: its passes over what is
-    imported so far are 15 % of the imports' CPU, and what a module imports stays.
-
-    Before each fork the server freezes what it holds (``gc.freeze``): the children's
-    collections then never walk the imported objects, so the pages that hold them stay shared
-    with the server rather than each child copying them as its collector touches them.
-    """
+    imported so far are 15 % of the imports' CPU, and what a module imports stays."""
     gc.disable()
     try:
         yield
