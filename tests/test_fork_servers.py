@@ -73,6 +73,21 @@ def test_a_forked_kernel_holds_nothing_of_an_earlier_student_nor_of_the_server()
     assert seen["path"] == ["/tmp/work", "/opt/finite"] and seen["cwd"] == "/tmp/work"
 
 
+# Run twice: the second run's text is transformed by the transformer its first run registered.
+REGISTERS = """
+if not hasattr(get_ipython(), "marked"):
+    get_ipython().marked = True
+    get_ipython().input_transformers_cleanup.append(lambda lines: [l.replace("MARK", "SEEN") for l in lines])
+print("MARK")
+"""
+
+
+def test_a_forked_kernel_transforms_each_cell_as_ipython_does_with_the_transformers_of_that_moment():
+    _, nb = run("%time x = 41 + 1", "!echo shell", REGISTERS, REGISTERS, "print(x)")
+    assert "Wall time" in printed(nb.cells[0]) and printed(nb.cells[1]).strip() == "shell"
+    assert [printed(nb.cells[i]).strip() for i in (2, 3, 4)] == ["MARK", "SEEN", "42"]
+
+
 def test_threads_of_one_process_share_its_servers_one_sandbox_at_a_time():
     from concurrent.futures import ThreadPoolExecutor, wait
 

@@ -16,7 +16,8 @@ the submission:
    root (to the submission's uid), with ``no_new_privs``, a new session, ``prlimit``'s limits;
 4. forgets the server: every inherited file descriptor closed, the environment and ``sys.path`` a
    fresh kernel's, import caches cleared, random generators reseeded;
-5. runs ipykernel as ``python -m ipykernel_launcher`` would.
+5. runs ipykernel as ``python -m ipykernel_launcher`` would, each cell's text transformed once
+   (:class:`LastCellTransforms`).
 
 When the kernel ends, the first child kills the sandbox, so the executor sees the kernel die.
 What the kernels share is the server's memory as it was after importing those modules (copy on
@@ -34,15 +35,27 @@ import time
 
 import IPython  # noqa: F401  (imported for the kernels that fork from this server)
 import IPython.core.completerlib  # noqa: F401  (these, sqlite3, pdb, tornado's asyncio loop: what a
-import IPython.core.logger  # noqa: F401  kernel imports as it starts and runs its first cell, 25 ms)
+import IPython.core.debugger  # noqa: F401  kernel imports as it starts and runs a graded notebook;
+import IPython.core.logger  # noqa: F401  stack_data and pygments format tracebacks: 30 ms a kernel)
+import IPython.core.magics.extension  # noqa: F401
 import IPython.core.oinspect  # noqa: F401
 import IPython.extensions.storemagic  # noqa: F401
 import ipykernel.ipkernel  # noqa: F401
 import ipykernel.kernelapp  # noqa: F401
 import numpy
+import numpy.random
 import pdb  # noqa: F401
+import pygments.formatters.html  # noqa: F401
+import pygments.formatters.terminal256  # noqa: F401
+import pygments.lexers.python  # noqa: F401
 import sqlite3  # noqa: F401
+import stack_data  # noqa: F401
+import tomllib  # noqa: F401  (fplab reads its pyproject.toml with it)
 import tornado.platform.asyncio  # noqa: F401
+from IPython.core.inputtransformer2 import TransformerManager
+
+from autograder.sandbox.forkserver import die_with_parent
+from autograder.sandbox.identity import UID_RANGE
 
 # Every kernel imports ipykernel's debugger (debugpy's pydevd) as it starts: 0.2 s of the 0.25 s
 # of CPU a kernel's start takes. Imported here, once; with pydevd's check of frozen modules off,
@@ -52,6 +65,7 @@ os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
 import ipykernel.debugger  # noqa: E402, F401
 import torch  # noqa: F401
 import torch.distributed.tensor  # noqa: F401  (with sympy: what torch.testing.assert_close's first call imports, 0.7 s)
+import torch._subclasses.schema_check_mode  # noqa: F401
 
 NAMESPACES = ("cgroup", "ipc", "net", "uts", "mnt")  # joined by the kernel, mnt last; pid by its parent
 READY_WAIT = 60  # seconds the sandbox gets to come up
@@ -84,8 +98,6 @@ def _sandbox_init(bwrap, handle, ready):
 def _checked(request):
     """The request, refused unless it names an unprivileged uid of the sandbox's range and cgroup
     files (defence in depth: only the grader's own executor talks to this server)."""
-    from autograder.sandbox.identity import UID_RANGE
-
     first, count = UID_RANGE
     for key in ("uid", "gid"):
         if not first <= request[key] < first + count:
@@ -107,8 +119,6 @@ def prepare(request):
 def child(request, fds):
     """Fork a kernel into the sandbox ``request`` names (see the module's docstring); return
     when it ended, the sandbox killed."""
-    from autograder.sandbox.forkserver import die_with_parent
-
     die_with_parent()
     request = _checked(request)
     bwrap = os.pidfd_open(request["bwrap"])  # a handle that cannot outlive bwrap's pid
@@ -150,8 +160,38 @@ def _become_kernel(request):
     random.seed()
     numpy.random.seed()
     sys.argv = ["ipykernel_launcher", "-f", request["connection_file"], *request["arguments"]]
-    ipykernel.kernelapp.launch_new_instance(argv=sys.argv[1:])
+    app = ipykernel.kernelapp.IPKernelApp.instance()  # as launch_new_instance, with one step between
+    app.initialize(sys.argv[1:])
+    LastCellTransforms.install(app.shell)
+    app.start()
     os._exit(0)
+
+
+class LastCellTransforms(TransformerManager):
+    """IPython's input transformations (``%magic``, ``!cmd``, ...), with one cell's result kept
+    until that cell has run. ipykernel transforms each cell twice, to decide whether it runs
+    asynchronously and again to run it; transforming tokenizes the whole cell in Python (25-55 ms
+    for a graded notebook of this course). Same transformers, same results, computed once."""
+
+    last = None  # (cell, its transformation)
+
+    @classmethod
+    def install(cls, shell):
+        """Give ``shell`` this manager, with the transformer lists of the one it had (the same
+        lists: what registers a transformer later registers it here)."""
+        old, new = shell.input_transformer_manager, cls()
+        new.cleanup_transforms, new.line_transforms = old.cleanup_transforms, old.line_transforms
+        new.token_transformers = old.token_transformers
+        shell.input_transformer_manager = new
+        shell.events.register("post_execute", new.forget)
+
+    def forget(self):
+        self.last = None
+
+    def transform_cell(self, cell):
+        if self.last is None or self.last[0] != cell:
+            self.last = (cell, super().transform_cell(cell))
+        return self.last[1]
 
 
 def _drop(uid, gid, rlimits):
