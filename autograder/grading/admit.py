@@ -107,8 +107,11 @@ def admit(course, submission, assignment) -> Admitted:
         return Admitted(Status.MISSING, [f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb "
                                          "was found"])
     try:
-        nb = nbformat.reads(Path(submission.path).read_text(encoding="utf-8"), as_version=4)
-        nbformat.validate(nb)
+        invalid = {}  # nbformat.reads checks the schema and only logs what it finds: raised here
+        nb = nbformat.reads(Path(submission.path).read_text(encoding="utf-8"), as_version=4,
+                            capture_validation_error=invalid)
+        if invalid:
+            raise invalid["ValidationError"]
         nb, notes = sanitize(course, nb, assignment, submission.student)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__

@@ -373,34 +373,32 @@ def handoff(nb) -> str:
 
 
 def execute(nb, scratch, limits, sandboxed=True):
-    """Run ``nb`` in a sandboxed kernel. Returns (indices of cells that ran, outcome, usage).
-
-    ``usage`` is what the caps recorded (:class:`autograder.sandbox.usage.Usage`), for ``limit_outcome``.
-    ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs.
-    """
-    return execute_recorded(nb, scratch, limits, sandboxed)[:3]
-
-
-def execute_recorded(nb, scratch, limits, sandboxed=True):
-    """:func:`execute`, plus (notes on cut output, the feedback snapshot, the cells the cell time
-    limit interrupted, the cell running when the kernel stopped: see :func:`where_it_stopped`). Sandboxed, the kernel
-    and its client run in an executor process inside the student's cgroup
-    (:mod:`autograder.sandbox.client`); this process reads back only the capped notebook."""
+    """Run ``nb`` in a sandboxed kernel; ``nb`` gets the outputs. Returns (indices of cells that
+    ran, outcome, usage: what the caps recorded, :class:`autograder.sandbox.usage.Usage`).
+    ``sandboxed=False`` exists only so the benchmark can measure what the sandbox costs."""
     if not sandboxed:
-        ran, outcome, executor = _execute(nb, scratch, limits, QuietKernelManager)
-        return (ran, outcome, Usage(), tuple(executor.caps.notes.values()), executor.shown,
-                *where_it_stopped(outcome, executor))
+        ran, outcome, _ = _execute(nb, scratch, limits, QuietKernelManager)
+        return ran, outcome, Usage()
+    run = sandboxed_run(handoff(nb), scratch, limits)
+    executed = run.notebook()
+    nb.cells, nb.metadata = executed.cells, executed.metadata
+    return set(run.ran), run.outcome, run.usage
+
+
+def sandboxed_run(notebook_json, scratch, limits) -> "SandboxRun":
+    """Run ``notebook_json`` with ``scratch`` as its folder: the kernel and its client run in an
+    executor process inside the student's cgroup (:mod:`autograder.sandbox.client`); this process
+    reads back only the capped notebook and what the run recorded, and passes the notebook on as
+    the executor wrote it (parsed once, where it is judged)."""
     from autograder.sandbox.client import check_stopped, run_executor
 
     with Enclosure(limits, scratch) as enclosure:
-        report = run_executor(handoff(nb), scratch, limits, enclosure)
+        report = run_executor(notebook_json, scratch, limits, enclosure)
         enclosure.report(report["disk_peak"], report["disk_full"], report["traffic"])
     check_stopped(report, enclosure.usage, limits)
-    executed = nbformat.reads(report["executed"], as_version=4)
-    nb.cells, nb.metadata = executed.cells, executed.metadata
     shown = {int(k): v for k, v in report["shown"].items()}
-    return (set(report["ran"]), report["outcome"], enclosure.usage, tuple(report["cut"]), shown,
-            tuple(report.get("timed_out", ())), report.get("stopped_in", -1))
+    return SandboxRun(report["executed"], tuple(sorted(report["ran"])), report["outcome"], enclosure.usage,
+                      tuple(report["cut"]), shown, tuple(report.get("timed_out", ())), report.get("stopped_in", -1))
 
 
 def where_it_stopped(outcome, executor, meter=None) -> tuple:
@@ -480,14 +478,13 @@ class SandboxRun:
     stopped_in: int = -1  # index of the cell running when the kernel died or was stopped (-1: none)
 
     def notebook(self) -> NotebookNode:
-        """The executed notebook (validated where it was read from the executor, not again)."""
+        """The executed notebook, as the executor wrote it (nbformat's own schema check would
+        only log: the executor is the grader's)."""
         return nbformat.v4.reads(self.executed)
 
 
 def run_in_sandbox(notebook_json: str, limits) -> SandboxRun:
     """Execute a restored notebook in a fresh, capped sandbox (the only step that runs student
     code; it may run on another machine)."""
-    nb = nbformat.reads(notebook_json, as_version=4)
     with tempfile.TemporaryDirectory(prefix="fg-") as scratch:
-        ran, outcome, usage, cut, shown, timed_out, stopped_in = execute_recorded(nb, Path(scratch), limits)
-    return SandboxRun(handoff(nb), tuple(sorted(ran)), outcome, usage, cut, shown, timed_out, stopped_in)
+        return sandboxed_run(notebook_json, Path(scratch), limits)
