@@ -14,8 +14,8 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.sandbox.limits import MB, Limits
-from autograder.sandbox.execute import (OBSERVATION_MIME, SHOWN_PER_CELL, SHOWN_TOTAL, OutputCaps,
-                                        compile_output_checks, size_of, text_snapshot)
+from autograder.sandbox.execute import (OBSERVATION_MIME, SHOWN_PER_CELL, SHOWN_TOTAL, TIMEOUT_ERROR, OutputCaps,
+                                        RecordingExecute, compile_output_checks, size_of, text_snapshot)
 
 CAPS = (MB, 2 * MB, 8 * MB)
 
@@ -202,6 +202,22 @@ def cell(source, **nbgrader):
 
 @pytest.mark.slow
 @needs_sandbox
+def test_a_reply_s_error_that_no_output_shows_ends_the_cell_as_nbgrader_ends_it():
+    nb = new_notebook(cells=[new_code_cell("a"), new_code_cell("b"), new_code_cell("c")])
+    executor = RecordingExecute(caps=OutputCaps.of(Limits()))
+    executor.nb = nb
+    nb.cells[1].outputs = [error("shown")]
+    for index, content in enumerate([{**TIMEOUT_ERROR, "status": "error"},  # what nbclient gives at the time limit
+                                     {"status": "error", "ename": "ValueError", "evalue": "again", "traceback": []},
+                                     {"status": "error", "traceback": "not a list"}]):  # a hostile kernel's reply
+        executor.on_cell_executed(cell=nb.cells[index], cell_index=index, execute_reply={"content": content})
+    timeout, shown, odd = (cell.outputs for cell in nb.cells)
+    assert [(o.ename, o.traceback) for o in timeout] == [("CellTimeoutError", TIMEOUT_ERROR["traceback"])]
+    assert [o.evalue for o in shown] == ["shown"]  # already shown: not twice
+    assert [(o.ename, o.evalue) for o in odd] == [("None", "")] and len(odd[0].traceback) == 1
+    assert all(nbformat.v4.nbbase.validate(o, "error") is None for o in timeout + odd)
+
+
 def test_in_the_sandbox_a_30_mb_line_arrives_cut_and_feedback_text_is_the_snapshot():
     from autograder.sandbox.execute import run_in_sandbox
 

@@ -33,7 +33,7 @@ import fastjsonschema
 import nbformat
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from nbformat import NotebookNode
-from nbgrader.preprocessors import Execute
+from nbconvert.preprocessors import ExecutePreprocessor
 
 from autograder.sandbox.bubblewrap import QuietKernelManager
 from autograder.sandbox.enclosure import Enclosure
@@ -258,12 +258,20 @@ def _cut(out, room, note) -> NotebookNode:
     return cut
 
 
-class RecordingExecute(Execute):
-    """nbgrader's executor, remembering which cells really ran, capping output bytes as they
-    arrive and snapshotting the answer cells' text before the first test cell runs."""
+# A cell interrupted at its time limit ends with this error, as nbgrader's ``Execute`` gives it.
+TIMEOUT_ERROR = {"ename": "CellTimeoutError", "evalue": "",
+                 "traceback": ["\x1b[0;31mCellTimeoutError\x1b[0m: No reply from kernel before timeout"]}
+
+
+class RecordingExecute(ExecutePreprocessor):
+    """nbconvert's executor as nbgrader's ``Execute`` sets it up (the reply's error kept when no
+    output shows it, :data:`TIMEOUT_ERROR`), remembering which cells really ran, capping output
+    bytes as they arrive and snapshotting the answer cells' text before the first test cell runs.
+    Not nbgrader's class itself: importing nbgrader loads the Formgrader's server extensions,
+    0.65 s of CPU at every executor server's start."""
 
     def __init__(self, caps: "OutputCaps", **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(error_on_timeout=TIMEOUT_ERROR, **kwargs)
         self.ran = set()
         self.running = None  # index of the cell that started last and has not finished
         self.timed_out = []  # indices of the cells interrupted by the cell time limit
@@ -289,11 +297,16 @@ class RecordingExecute(Execute):
         return await super()._async_handle_timeout(timeout, cell)
 
     def on_cell_executed(self, **kwargs):
-        super().on_cell_executed(**kwargs)  # may append the reply's error: capped below
         index = kwargs["cell_index"]
         self.ran.add(index)
         self.running = None
-        cell = kwargs["cell"]
+        cell, reply = kwargs["cell"], kwargs["execute_reply"].get("content") or {}
+        if reply.get("status") == "error" and not any(out.get("output_type") == "error" and
+                                                      out.get("ename") == reply.get("ename") for out in cell.outputs):
+            lines = reply.get("traceback") if isinstance(reply.get("traceback"), list) else []
+            cell.outputs.append(NotebookNode(  # a timeout's error, or a reply's error no output showed: capped below
+                output_type="error", ename=str(reply.get("ename")), evalue=str(reply.get("evalue", "")),
+                traceback=[str(line) for line in lines] or ["ERROR: An error occurred while showtraceback was disabled"]))
         self.caps.forget(index)
         cell.outputs = self._fit(cell.outputs, index)
 
