@@ -144,16 +144,18 @@ def test_a_kernel_server_that_cannot_start_is_one_line_then_fresh_kernels(tmp_pa
     assert len(lines) == 1 and "did not start" in lines[0]
 
 
-def test_the_kernel_server_imports_torch_compile_s_front_end_for_the_notebooks_that_use_it():
-    looks = "import sys\nprint('torch.' '_dynamo' in sys.modules)"
+def test_the_kernel_server_imports_heavy_modules_for_the_notebooks_that_use_them():
+    looks = "import sys\nprint(['torch.' '_dynamo' in sys.modules, 'torch.distributed.' 'tensor' in sys.modules])"
     for module in ("autograder.sandbox.zygote", "autograder.sandbox.client"):  # servers that never had the request
         running = forkserver._servers.pop(module, None)
         if running is not None:
             running.close()
     _, plain = run(looks)
-    _, compiling = run(f"# torch.compile below\n{looks}")
+    _, comparing = run(f"# assert_close below\n{looks}")
+    _, compiling = run(f"# torch.compile below\n{looks}")  # torch._dynamo imports the other too
     _, after = run(looks)
-    assert [printed(nb.cells[0]).strip() for nb in (plain, compiling, after)] == ["False", "True", "True"]
+    assert [printed(nb.cells[0]).strip() for nb in (plain, comparing, compiling, after)] == [
+        "[False, False]", "[False, True]", "[True, True]", "[True, True]"]
 
 
 def _notebook(source):

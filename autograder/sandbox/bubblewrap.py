@@ -220,7 +220,7 @@ class SandboxedKernelManager(QuietKernelManager):
     enclosure = None
     meter = None  # an autograder.sandbox.traffic.Meter: the client counts what the kernel sends
     kernels = None
-    compiler = False  # the kernel server imports torch.compile's front end first (zygote.prepare)
+    imports = ()  # modules the kernel server imports before this kernel (late_imports, zygote.prepare)
 
     def __init__(self, **kwargs):
         super().__init__(transport="ipc", **kwargs)
@@ -276,7 +276,7 @@ class SandboxedKernelManager(QuietKernelManager):
                 "procs": cgroup.procs_files() if cgroup else [], "uid": identity.uid, "gid": identity.gid,
                 "rlimits": rlimits(self.limits), "env": kernel_env(), "workdir": WORKDIR,
                 "connection_file": self.connection_file, "arguments": self.kernel_arguments,
-                "package_parent": PACKAGE_PARENT, "compiler": self.compiler})
+                "package_parent": PACKAGE_PARENT, "imports": list(self.imports)})
         except ServerGone as error:
             raise SandboxError(str(error)) from None
 
@@ -291,9 +291,9 @@ class SandboxedKernelManager(QuietKernelManager):
         await super().shutdown_kernel(now=now, restart=restart)
 
 
-def kernel_manager_class(scratch, limits, enclosure=None, meter=None, kernels=None, compiler=False):
+def kernel_manager_class(scratch, limits, enclosure=None, meter=None, kernels=None, imports=()):
     """A SandboxedKernelManager subclass bound to one scratch folder, limits, enclosure, meter and
     kernel server (see :class:`SandboxedKernelManager`)."""
     return type("BoundSandboxedKernelManager", (SandboxedKernelManager,),
                 {"scratch": Path(scratch), "limits": limits, "enclosure": enclosure, "meter": meter,
-                 "kernels": kernels, "compiler": compiler})
+                 "kernels": kernels, "imports": tuple(imports)})

@@ -13,7 +13,6 @@ memory does not move.
 import json
 import os
 import pickle
-import re
 import socket
 import sys
 import threading
@@ -28,6 +27,7 @@ from jupyter_client.provisioning.factory import KernelProvisionerFactory
 from autograder.sandbox import forkserver
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import kernel_env, kernel_manager_class
+from autograder.sandbox.late_imports import late_imports
 from autograder.sandbox.limits import MB
 from autograder.sandbox.probe import runs_unprivileged
 from autograder.sandbox.usage import limit_outcome
@@ -176,17 +176,6 @@ def _tail(path) -> str:
     return text.splitlines()[-1] if text else "no message"
 
 
-# What, in a notebook's code, imports torch.compile's front end (torch._dynamo) when it runs. Measured
-# on the solved notebooks: 04 and 07-11 import it (an optimizer, a TorchDispatchMode, torch.compile),
-# 01-03, 05 and 06 do not. Only a matter of speed: the kernel server imports it once when asked.
-COMPILER_USE = re.compile(r"torch\.optim\.\w+\(|TorchDispatchMode|torch\.compile|torch\._dynamo")
-
-
-def uses_compiler(nb) -> bool:
-    """Whether ``nb``'s code looks like it will import torch._dynamo (see COMPILER_USE)."""
-    return any(cell.cell_type == "code" and COMPILER_USE.search(cell.source) for cell in nb.cells)
-
-
 def child(request, fds):
     """In a process the executor server forked: enter the student's cgroup, then run the job
     (``fds``: the kernel server's socket, where kernels run unprivileged)."""
@@ -212,7 +201,7 @@ def main(job_path, result_path, kernels=None):
     nb = nbformat.reads(job["notebook"], as_version=4)
     ran, outcome, executor, meter = run_metered(
         nb, scratch, limits,
-        lambda meter: kernel_manager_class(scratch, limits, enclosure, meter, kernels, uses_compiler(nb)))
+        lambda meter: kernel_manager_class(scratch, limits, enclosure, meter, kernels, late_imports(nb)))
     disk_peak, disk_full = enclosure.stop_sampling()
     timed_out, stopped_in = where_it_stopped(outcome, executor, meter)
     report = {"timed_out": list(timed_out), "stopped_in": stopped_in, "executed": handoff(nb), "ran": sorted(ran), "outcome": outcome,

@@ -1,6 +1,6 @@
-"""The kernel server: a kernel process that has imported torch (with what ``assert_close`` needs),
-numpy, IPython and ipykernel (with its debugger), and torch.compile's front end once a request
-asks for it (:func:`prepare`), and forks one kernel per submission into that submission's sandbox.
+"""The kernel server: a kernel process that has imported torch, numpy, IPython and ipykernel (with
+its debugger), and the heavier modules a notebook uses once a request asks for them
+(:func:`prepare`), and forks one kernel per submission into that submission's sandbox.
 
 Served by :mod:`autograder.sandbox.forkserver` (root only: joining namespaces needs it), started
 with exactly the environment a sandboxed kernel gets. Per submission the executor first starts the
@@ -56,6 +56,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from autograder.sandbox.forkserver import die_with_parent
 from autograder.sandbox.identity import UID_RANGE
+from autograder.sandbox.late_imports import LATE_IMPORTS
 
 # Every kernel imports ipykernel's debugger (debugpy's pydevd) as it starts: 0.2 s of the 0.25 s
 # of CPU a kernel's start takes. Imported here, once; with pydevd's check of frozen modules off,
@@ -64,7 +65,6 @@ from autograder.sandbox.identity import UID_RANGE
 os.environ["PYDEVD_DISABLE_FILE_VALIDATION"] = "1"
 import ipykernel.debugger  # noqa: E402, F401
 import torch  # noqa: F401
-import torch.distributed.tensor  # noqa: F401  (with sympy: what torch.testing.assert_close's first call imports, 0.7 s)
 import torch._subclasses.schema_check_mode  # noqa: F401
 
 NAMESPACES = ("cgroup", "ipc", "net", "uts", "mnt")  # joined by the kernel, mnt last; pid by its parent
@@ -108,12 +108,11 @@ def _checked(request):
 
 
 def prepare(request):
-    """Before forking for ``request``: import torch.compile's front end (``torch._dynamo``, which
-    torch.optim's optimizers, ``TorchDispatchMode`` and torch.compile import; 0.6 s of CPU more) once
-    the first request asks for it (see :func:`autograder.sandbox.client.uses_compiler`), so that
-    assignments that never use it do not pay it at every worker start."""
-    if request.get("compiler") is True:
-        import torch._dynamo  # noqa: F401
+    """Before forking for ``request``: import the heavy modules it names that its notebook will
+    import (:mod:`autograder.sandbox.late_imports`), once, at the first request that names them."""
+    for module in request.get("imports", ()):
+        if module in LATE_IMPORTS:
+            importlib.import_module(module)
 
 
 def child(request, fds):
