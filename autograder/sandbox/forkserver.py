@@ -1,7 +1,7 @@
 """Fork servers: a process that imports what its children need once, then forks one child per request.
 
 Grading uses two (see :mod:`autograder.sandbox.client` and :mod:`autograder.sandbox.zygote`): the
-executor server, which has imported nbformat, nbclient, nbgrader, jupyter_client and IPython, and
+executor server, which has imported nbformat, nbclient, nbconvert, jupyter_client and IPython, and
 the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python
 process and importing those costs seconds of CPU; forking one that already has costs milliseconds.
 A local pool's workers share the servers their grading process started (:func:`share`), each over
