@@ -23,11 +23,14 @@ c.CourseDirectory.include = ["*.ipynb", "timestamp.txt", "submission_secret.txt"
 
 # The exchange: FINITE_EXCHANGE names the folder every student account reaches (README, "A class on
 # one server"); unset, this course's git-ignored .exchange, for trying the course on one machine.
-# nbgrader's own --Exchange.root= overrides both. Releasing checks the root first and warns about
-# the in-course exchange only when it is the one in use (autograder/exchange.py).
+# nbgrader's own --Exchange.root= overrides both. Every instructor command names the root it uses and
+# checks it (autograder/exchange/root.py). Collect takes only each student's own plain files, timed by
+# the exchange (autograder/exchange/collect.py); a student id that is not the OS account's name is
+# mapped here, for example: c.Collect.accounts = {"s1234567": "alice"}
 c.Exchange.root = os.environ.get("FINITE_EXCHANGE") or os.path.join(ROOT, ".exchange")
-c.ExchangeFactory.release_assignment = "autograder.exchange.ReleaseAssignment"
-c.ExchangeFactory.release_feedback = "autograder.exchange.ReleaseFeedback"
+c.ExchangeFactory.release_assignment = "autograder.exchange.release.ReleaseAssignment"
+c.ExchangeFactory.release_feedback = "autograder.exchange.release.ReleaseFeedback"
+c.ExchangeFactory.collect = "autograder.exchange.collect.Collect"
 
 # Shared preamble prepended to every released notebook.
 c.IncludeHeaderFooter.header = os.path.join(ROOT, "source", "header.ipynb")

@@ -8,9 +8,7 @@ folder beside ``out``, scans it with :func:`problems`, and moves it into place o
 import gzip
 import io
 import json
-import keyword
 import os
-import re
 import shutil
 import string
 import tarfile
@@ -20,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course import Course, CourseError, hidden_regions, read_notebook
+from autograder.source_text import MARKER, checked_lines, json_strings, quoted
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "kit"
 
@@ -35,17 +34,6 @@ FORBIDDEN_NAMES = frozenset({"source", "cases", "autograder", "tests", ".finite"
 # Not copied from the course's folders: caches and what JupyterLab writes at run time.
 JUNK = ("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*")
 LAB_JUNK = ("lab", "migrated")  # lab/learner/lab/: the settings JupyterLab writes
-
-# A solution or hidden-test line is checked when it carries at least MIN_TOKENS tokens (names,
-# numbers, strings, operators; keywords and brackets do not count): `return x`, `pass`, `else:`
-# say nothing. A file leaks when the checked lines found in it weigh LEAK_TOKENS or more together:
-# one long line alone, or several short ones (01's quiz key, `q1 = "c"` and three more, weighs 16).
-# Generic code shares a few lines with the solutions: of 400 library files in the course's venv, 13
-# held some, weighing at most 8.
-MIN_TOKENS = 3
-LEAK_TOKENS = 10
-TOKEN = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\"[^\"]*\"|'[^']*'|[-+*/%@<>=!&|^~]+")
-MARKER = re.compile(r"^[ \t]*#+[ \t]*(BEGIN|END) (SOLUTION|HIDDEN TESTS)", re.M)
 
 
 @dataclass(frozen=True)
@@ -164,11 +152,6 @@ dependencies:
 
 # --- the scan ---------------------------------------------------------------------------------
 
-def weight(line: str) -> int:
-    """How much a line says: its names, numbers, strings and operators, keywords left out."""
-    return sum(1 for token in TOKEN.findall(line) if not keyword.iskeyword(token))
-
-
 def source_texts(course: Course) -> dict:
     """{assignment id: the source notebook's cells, one after another}; the header under ``header``."""
     texts = {i: "\n".join(cell.source for cell in course.source_notebook(i).cells) for i in course.assignment_ids()}
@@ -189,9 +172,8 @@ def secret_lines(course: Course) -> dict:
             public = public.replace(region, "\n")
     secrets = {}
     for assignment_id, found in regions.items():
-        for line in (line.strip() for region in found for line in region.splitlines()):
-            if weight(line) >= MIN_TOKENS and line not in public:
-                secrets.setdefault(line, assignment_id)
+        for line in checked_lines(found, public):
+            secrets.setdefault(line, assignment_id)
     return secrets
 
 
@@ -215,8 +197,8 @@ def problems(folder, secrets: dict) -> list:
 def leaks(name: str, text: str, secrets: dict) -> list:
     if MARKER.search(text):
         return [f"{name}: holds a solution or hidden-test marker"]
-    hits = [line for line in secrets if line in text]
-    if sum(weight(line) for line in hits) < LEAK_TOKENS:
+    hits = quoted(text, secrets)
+    if not hits:
         return []
     origins = sorted({secrets[line] for line in hits})
     return [f"{name}: {len(hits)} lines of {', '.join(origins)}'s solutions or hidden tests, e.g. {hits[0]!r}"]
@@ -236,18 +218,6 @@ def texts(name: str, data: bytes, depth: int = 0):
         return
     for member, content in archive_members(data):
         yield from texts(f"{name}!{member}", content, depth + 1)
-
-
-def json_strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from json_strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from json_strings(item)
 
 
 def archive_members(data: bytes):

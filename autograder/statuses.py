@@ -14,6 +14,7 @@ class Status(str, Enum):
     MISSING = "missing"
     INVALID_ID = "invalid_id"
     REFUSED = "refused"
+    REVIEW = "review"
     GRADER_ERROR = "grader_error"
 
     __str__ = str.__str__  # a status prints as its value everywhere (f-strings, templates, the CSV)
@@ -29,7 +30,10 @@ STATUS_TEXT = {status.value: text for status, text in {
     Status.RESOURCE_LIMIT: "Your notebook went over a resource limit during grading (see the notes).",
     Status.MISSING: "No notebook was found in your submission.",
     Status.INVALID_ID: "Your submission's folder name is not a valid student id, so it was not graded.",
-    Status.REFUSED: "Your submission is a link, not a file, so it was not graded (see the notes).",
+    Status.REFUSED: "Your submission was not taken: it held a link, a special file or a file that is not yours, "
+                    "or was too large (see the notes). Nothing of it was graded.",
+    Status.REVIEW: "Your notebook holds text from the instructor's own copy of the assignment, so it was not graded "
+                   "automatically: your instructor will grade it by hand.",
     Status.GRADER_ERROR: "The grader failed on your submission; your instructor has been told and will regrade it.",
 }.items()}
 

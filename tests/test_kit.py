@@ -19,7 +19,8 @@ import nbformat
 import pytest
 
 from autograder.course import Course, CourseError, hidden_regions
-from autograder.kit import LEARNER_PACKAGES, build_kit, problems, secret_lines, weight
+from autograder.kit import LEARNER_PACKAGES, build_kit, problems, secret_lines
+from autograder.source_text import weight
 from conftest import ASSIGNMENTS, ROOT, run_cli
 from kit_setup import learner_env, readme_commands
 from test_environment import pins
@@ -57,7 +58,8 @@ def test_kit_holds_what_students_get_and_nothing_else(kit):
                                         and ".ipynb_checkpoints" not in k}
     assert files(kit / "fplab") == {k: v for k, v in files(ROOT / "fplab").items() if k.endswith(".py")
                                     and "__pycache__" not in k}
-    assert set(files(kit / "lab")) == {"learner/jupyter_server_config.json", "learner/labconfig/page_config.json"}
+    assert set(files(kit / "lab")) == {"learner/jupyter_server_config.json", "learner/labconfig/page_config.json",
+                                       "learner/nbgrader_config.json"}
 
 
 def test_kit_holds_no_forbidden_path(kit):

@@ -60,7 +60,7 @@ def nbgrader(*args, cwd, **env):
 
 
 def test_an_exchange_root_nobody_can_write_is_named(monkeypatch, tmp_path):
-    from autograder.exchange import root_problem
+    from autograder.exchange.root import root_problem
 
     exchange = SimpleNamespace(root=str(tmp_path))
     assert root_problem(exchange) == ""

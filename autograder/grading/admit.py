@@ -14,6 +14,7 @@ from traitlets.utils.importstring import import_item
 
 from autograder.grading.gradebook import quiet_gradebook
 from autograder.grading.steps import ASSIGNMENT, KEY
+from autograder.source_text import MARKER, json_strings, quoted
 from autograder.statuses import Status
 
 # The batch reports tampering itself (:func:`tampering`, in the notes); nbgrader's log lines about
@@ -87,17 +88,32 @@ def sanitize(course, nb, assignment, student: str):
 @dataclass(frozen=True)
 class Admitted:
     """What admitting one submission gave: a restored notebook to run (``status`` GRADED), or the
-    status it ends with here (missing, unreadable, invalid id, refused) and no notebook."""
+    status it ends with here (missing, unreadable, invalid id, refused: no notebook; review: the
+    notebook as submitted, never run)."""
 
     status: Status
     notes: list
     nb: object = None  # NotebookNode, restored and ready to run
 
 
+def holds_source_text(nb, assignment) -> str:
+    """Why a submission holds text only the instructor's source has (a solution or hidden-test
+    marker, or lines of this assignment's hidden tests), in one line; "" when it does not. Such a
+    notebook came from the instructor's files, not from the release: a person grades it."""
+    text = "\n".join(json_strings(nb))
+    if MARKER.search(text):
+        return "holds source text: a solution or hidden-test marker, which only the instructor's notebook has"
+    hits = quoted(text, assignment.hidden_lines)
+    if hits:
+        return f"holds source text: {len(hits)} lines of the hidden tests, which only the instructor's notebook has"
+    return ""
+
+
 def admit(course, submission, assignment) -> Admitted:
     """Read, check and restore one submission (a ``batch.Submission``) before it runs (trusted
-    side); where the notebook was found, or why it was refused, starts its notes."""
-    first = [submission.note] if submission.note else []
+    side); where the notebook was found, or why it was refused, and what collect said, start its
+    notes."""
+    first = ([submission.note] if submission.note else []) + list(submission.exchange.notes)
     if submission.refused:
         return Admitted(Status.REFUSED, first)
     if not STUDENT_ID.fullmatch(submission.student):
@@ -112,6 +128,9 @@ def admit(course, submission, assignment) -> Admitted:
                             capture_validation_error=invalid)
         if invalid:
             raise invalid["ValidationError"]
+        source_text = holds_source_text(nb, assignment)
+        if source_text:
+            return Admitted(Status.REVIEW, first + [source_text], nb)
         nb, notes = sanitize(course, nb, assignment, submission.student)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__

@@ -23,6 +23,7 @@ from autograder.course import CourseError, graded_tests, hidden_regions, read_no
 from autograder.grading.disclosure import SecretFilter, assertion_templates
 from autograder.grading.judge import MalformedObservation, Observation, observations
 from autograder.sandbox.bubblewrap import fplab_dir
+from autograder.source_text import checked_lines
 
 CACHE = ".finite"  # course-level, git-ignored
 
@@ -40,6 +41,7 @@ class Assignment:
     released_code: frozenset = frozenset()  # sources of the release's code cells (unchanged = not the learner's)
     reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
     db_url: str = ""  # the gradebook nbgrader's OverwriteCells restores locked cells from
+    hidden_lines: tuple = ()  # hidden-test lines worth checking (source_text.checked_lines): no submission holds them
 
     @property
     def max_score(self) -> float:
@@ -73,11 +75,12 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
         allow = cell.metadata.get("finite", {}).get("allow")
         if meta.get("solution") and allow is not None and f"test_{meta['grade_id']}" in tests:
             rules[f"test_{meta['grade_id']}"] = (meta["grade_id"], [str(name) for name in allow])
+    hidden_tests = [region for cell in source_nb.cells for region in hidden_regions(cell.source, solutions=False)]
     return Assignment(
         assignment_id, locked, tests, SecretFilter(secrets, public),
         templates={g: assertion_templates(c.source) for g, c in locked.items() if g in tests},
         rules=rules, released_code=frozenset(c.source for c in release_nb.cells if c.cell_type == "code"),
-        db_url=db_url,
+        db_url=db_url, hidden_lines=tuple(checked_lines(hidden_tests, "\n".join(public))),
     )
 
 

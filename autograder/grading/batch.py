@@ -14,12 +14,13 @@ import tempfile
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tqdm import tqdm
 
 from autograder.course import CourseError, read_notebook
+from autograder.exchange.records import ExchangeNotes, exchange_notes, refused_students
 from autograder.grading.admit import admit
 from autograder.grading.assignment import (
     fingerprint, generated_path, load_assignment, reference_path, stored_reference,
@@ -28,10 +29,11 @@ from autograder.grading.files import sha256, write_atomic
 from autograder.grading.gradebook import (
     copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
 )
+from autograder.grading import steps
 from autograder.grading.score import Result
 from autograder.grading.steps import (
-    Final, ensure_reference, gradebook_lock, judge, record, reference_run, render, review_flags, stored_record,
-    write_autograded,
+    NOT_RUN, Final, ensure_reference, gradebook_lock, judge, not_run, record, reference_run, render, review_flags,
+    stored_record, write_autograded,
 )
 from autograder.release import generate
 from autograder.sandbox import SandboxError
@@ -53,7 +55,13 @@ class Submission:
     student: str
     path: Path | None  # the notebook, or None when there is none (or it is refused)
     note: str = ""  # where it was found, or why it was refused
-    refused: bool = False  # a link: never followed
+    refused: bool = False  # a link (never followed), or everything the student sent refused at collect
+    exchange: ExchangeNotes = ExchangeNotes()  # what the course's collect said of it
+
+    @property
+    def digest(self) -> str:
+        """What ``grade`` knows this submission by: the notebook's SHA-256, and what collect said of it."""
+        return sha256(self.path) + (f"+{self.exchange.digest}" if self.exchange.digest else "")
 
 
 @dataclass
@@ -121,37 +129,48 @@ def released_notebook(course, assignment_id):
     return read_notebook(course.release / assignment_id / f"{assignment_id}.ipynb")
 
 
-def find_submissions(submitted, assignment_id) -> list:
+def find_submissions(submitted, assignment_id, course=None) -> list:
     """A :class:`Submission` for every student folder in ``submitted``.
 
     The notebook is ``<student>/<ID>/<ID>.ipynb``; failing that, the one notebook in the student's
     folder whose name starts with the assignment id (``ID (1).ipynb``, a flat ``<student>/ID.ipynb``)
     is graded with a note saying so. A student folder or notebook that is a symbolic link (an
-    unpacked archive can hold them) is refused, never followed.
+    unpacked archive can hold them) is refused, never followed. When ``submitted`` is ``course``'s
+    own (where ``nbgrader collect`` puts submissions), what collect said of each student comes
+    along, and a student whose every folder collect refused is there, refused.
     """
-    found_all = []
-    for folder in sorted(Path(submitted).iterdir()):
-        if folder.name.startswith(".") or not (folder.is_dir() or folder.is_symlink()):
-            continue
-        expected = f"{assignment_id}/{assignment_id}.ipynb"
-        if folder.is_symlink():
-            found_all.append(Submission(folder.name, None, "the student folder is a link; links are not followed", True))
-            continue
-        path = folder / assignment_id / f"{assignment_id}.ipynb"
-        if path.is_symlink() or (folder / assignment_id).is_symlink():
-            found_all.append(Submission(folder.name, None, f"{expected} is a link; links are not followed", True))
-            continue
-        if path.is_file():
-            found_all.append(Submission(folder.name, path))
-            continue
-        found = [p for p in folder.rglob(f"{assignment_id}*.ipynb")
-                 if ".ipynb_checkpoints" not in p.parts and p.is_file() and not p.is_symlink()]
-        if len(found) == 1:
-            where = found[0].relative_to(folder)
-            found_all.append(Submission(folder.name, found[0], f"graded {where}: the expected place is {expected}"))
-        else:
-            found_all.append(Submission(folder.name, None))
-    return found_all
+    found_all = [_submission(folder, assignment_id) for folder in sorted(Path(submitted).iterdir())
+                 if not folder.name.startswith(".") and (folder.is_dir() or folder.is_symlink())]
+    if course is None or Path(submitted).resolve() != (course.root / "submitted").resolve():
+        return found_all
+    with_notes = []
+    for submission in found_all:
+        notes = exchange_notes(course.root, assignment_id, submission.student,
+                               sha256(submission.path) if submission.path else None)
+        with_notes.append(replace(submission, exchange=notes, refused=submission.refused or notes.refused))
+    seen = {s.student for s in found_all}
+    for student in refused_students(course.root, assignment_id):
+        notes = exchange_notes(course.root, assignment_id, student, None)
+        if student not in seen and notes.refused:
+            with_notes.append(Submission(student, None, refused=True, exchange=notes))
+    return sorted(with_notes, key=lambda s: s.student)
+
+
+def _submission(folder: Path, assignment_id: str) -> Submission:
+    expected = f"{assignment_id}/{assignment_id}.ipynb"
+    if folder.is_symlink():
+        return Submission(folder.name, None, "the student folder is a link; links are not followed", True)
+    path = folder / assignment_id / f"{assignment_id}.ipynb"
+    if path.is_symlink() or (folder / assignment_id).is_symlink():
+        return Submission(folder.name, None, f"{expected} is a link; links are not followed", True)
+    if path.is_file():
+        return Submission(folder.name, path)
+    found = [p for p in folder.rglob(f"{assignment_id}*.ipynb")
+             if ".ipynb_checkpoints" not in p.parts and p.is_file() and not p.is_symlink()]
+    if len(found) == 1:
+        where = found[0].relative_to(folder)
+        return Submission(folder.name, found[0], f"graded {where}: the expected place is {expected}")
+    return Submission(folder.name, None)
 
 
 def result_path(out, student):
@@ -224,10 +243,8 @@ class Publisher:
 
 def ended_early(submission, assignment, status: Status, notes: list, digest: str = "", stamp: str = "") -> Result:
     """The result of a student graded without running anything: zero on every test."""
-    return Result(student=submission.student, assignment=assignment.assignment_id, status=status,
-                  scores={name: 0.0 for name in assignment.tests}, max_score=assignment.max_score,
-                  submission_sha256=digest, fingerprint=stamp, submitted_at=submission_timestamp(submission.path),
-                  notes=notes)
+    return steps.ended_early(submission.student, assignment, status, notes, digest, stamp,
+                             submission_timestamp(submission.path), submission.exchange.review)
 
 
 def sandbox_result(future, notebook_json, limits):
@@ -282,7 +299,7 @@ class ClassSummary:
 
         # Students with no notebook to grade are in the status panel, not a score of 0.
         ran = [r for r in results if r.status not in (Status.MISSING, Status.UNREADABLE, Status.INVALID_ID,
-                                                      Status.REFUSED, Status.GRADER_ERROR)]
+                                                      Status.REFUSED, Status.REVIEW, Status.GRADER_ERROR)]
         return cls(full_marks={t: sum(finals[r.student].scores.get(t, 0) >= p for r in results)
                                for t, p in assignment.tests.items()},
                    totals=dict(sorted(Counter(round(finals[r.student].score, 2) for r in ran).items())),
@@ -402,7 +419,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
     submitted, out = Path(submitted).resolve(), Path(out).resolve()
     check_folders(course, submitted, out)
     course.resolve_ids([assignment_id])
-    submissions = find_submissions(submitted, assignment_id)
+    submissions = find_submissions(submitted, assignment_id, course)
     if not submissions:
         raise CourseError(f"{submitted} holds no student folders")
     out.mkdir(parents=True, exist_ok=True)
@@ -417,7 +434,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         publisher = Publisher(course, assignment, out, gradebook)
         todo = []
         for submission in submissions:
-            digest = sha256(submission.path)
+            digest = submission.digest
             earlier, reason = finished(out, submission.student, digest, assignment_id, stamp)
             if earlier and not regrade:
                 batch.results.append(earlier)
@@ -445,9 +462,11 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             fed = set()
             for submission, digest in waiting:
                 admitted = admit(course, submission, assignment)
-                if admitted.nb is None:
-                    publish(ended_early(submission, assignment, admitted.status, admitted.notes, digest, stamp),
-                            None, {}, submission)
+                if admitted.status != Status.GRADED:
+                    result = ended_early(submission, assignment, admitted.status, admitted.notes, digest, stamp)
+                    shown = admitted.nb or released_notebook(course, assignment_id)
+                    publish(result, not_run(result, shown, assignment) if result.status in NOT_RUN else None, {},
+                            submission)
                     continue
                 job = handoff(admitted.nb)
                 future = pool.submit(run_in_sandbox, job, limits)
@@ -463,7 +482,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                 try:
                     run = sandbox_result(future, job, limits)
                     result, nb = judge(submission.student, run, notes, assignment, limits, digest, stamp,
-                                       submission_timestamp(submission.path))
+                                       submission_timestamp(submission.path), submission.exchange.review)
                 except Exception as error:  # the grader's failure on one student, never the batch's
                     result, nb, run = grader_error(submission, assignment, digest, stamp, error), None, None
                 publish(result, nb, run.shown if run else {}, submission)

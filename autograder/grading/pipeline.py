@@ -21,15 +21,18 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, default
 
 from autograder.course import Course
-from autograder.grading.admit import restore_unchanged, tampering
+from autograder.exchange.records import exchange_notes
+from autograder.grading.admit import holds_source_text, restore_unchanged, tampering
 from autograder.grading.assignment import fingerprint, load_assignment
 from autograder.grading.files import sha256
 from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
 from autograder.grading.steps import (
-    ASSIGNMENT, KEY, check_caps, ensure_reference, final, gradebook_lock, judge, record, render, review_flags, stored_record,
+    ASSIGNMENT, KEY, check_caps, ended_early, ensure_reference, final, gradebook_lock, judge, not_run, record, render,
+    review_flags, stored_record,
 )
 from autograder.sandbox.limits import Limits, SandboxLimits
 from autograder.sandbox.execute import run_in_sandbox
+from autograder.statuses import Status
 
 def _course(configurable) -> Course:
     root = configurable.config.get("CourseDirectory", {}).get("root") or os.getcwd()
@@ -52,14 +55,20 @@ def _prepared(root: str, assignment_id: str, limits: Limits) -> tuple:
 
 
 class NoteSubmission(NbGraderPreprocessor):
-    """Sanitize, first step: note locked cells the learner changed (nbgrader's ``OverwriteCells``
-    restores them next, and now warns only about those) and drop whatever the submission brought
-    under ``metadata.finite``."""
+    """Sanitize, first step: what collect said of the submission; a notebook holding the source's
+    own text marked for review (it will not run); locked cells the learner changed noted (nbgrader's
+    ``OverwriteCells`` restores them next, and now warns only about those). Whatever the submission
+    brought under ``metadata.finite`` is dropped."""
 
     def preprocess(self, nb, resources):
-        info = resources["nbgrader"]
-        assignment = resources.get(ASSIGNMENT) or _assignment(str(_course(self).root), info["assignment"])
-        nb.metadata[KEY] = {"notes": tampering(nb, assignment)}
+        info, course = resources["nbgrader"], _course(self)
+        assignment = resources.get(ASSIGNMENT) or _assignment(str(course.root), info["assignment"])
+        submission = submitted_notebook(self.config, info)
+        exchange = exchange_notes(course.root, info["assignment"], info["student"],
+                                  sha256(submission) if submission else None)
+        source_text = holds_source_text(nb, assignment)
+        notes = list(exchange.notes) + ([source_text] if source_text else tampering(nb, assignment))
+        nb.metadata[KEY] = {"notes": notes, "review": list(exchange.review), "not_run": bool(source_text)}
         restore_unchanged(nb, assignment, info)
         return nb, resources
 
@@ -75,10 +84,10 @@ class SandboxedExecute(NbGraderPreprocessor):
         limits = SandboxLimits(parent=self).limits()
         check_caps(limits, self.allow_uncapped)
         _prepared(str(_course(self).root), resources["nbgrader"]["assignment"], limits)
-        notes = nb.metadata.get(KEY, {}).get("notes", [])
-        run = run_in_sandbox(nbformat.writes(nb), limits)
-        resources[KEY] = (run, notes, limits)
-        return run.notebook(), resources
+        noted = nb.metadata.get(KEY, {})
+        run = None if noted.get("not_run") else run_in_sandbox(nbformat.writes(nb), limits)
+        resources[KEY] = (run, noted.get("notes", []), limits, tuple(noted.get("review", [])))
+        return (nb if run is None else run.notebook()), resources
 
 
 class JudgeGrades(NbGraderPreprocessor):
@@ -88,11 +97,15 @@ class JudgeGrades(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         course, info = _course(self), resources["nbgrader"]
-        run, notes, limits = resources.pop(KEY)
+        run, notes, limits, review = resources.pop(KEY)
         assignment, stamp = _prepared(str(course.root), info["assignment"], limits)
-        submission = self._submission(info)
-        result, nb = judge(info["student"], run, notes, assignment, limits, digest=sha256(submission),
-                           stamp=stamp, submitted_at=submission_timestamp(submission))
+        submission = submitted_notebook(self.config, info)
+        when = dict(digest=sha256(submission), stamp=stamp, submitted_at=submission_timestamp(submission))
+        if run is None:  # it holds the source's own text: a person grades it
+            result = ended_early(info["student"], assignment, Status.REVIEW, notes, review=review, **when)
+            nb = not_run(result, nb, assignment)
+        else:
+            result, nb = judge(info["student"], run, notes, assignment, limits, review=review, **when)
         flags = review_flags(result, assignment)
         with gradebook_lock(course), quiet_gradebook(info["db_url"]) as gradebook:
             grades = record(gradebook, result, info["notebook"], flags)
@@ -106,12 +119,13 @@ class JudgeGrades(NbGraderPreprocessor):
             self.log.warning("%s: %d cell(s) flagged for manual grading in the Formgrader", info["student"], len(flags))
         return nb, resources
 
-    def _submission(self, info):
-        """The submitted notebook this run graded (as ``grade`` knows it: by its digest), or None."""
-        coursedir = CourseDirectory(config=self.config)
-        path = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
-        path = path / f"{info['notebook']}.ipynb"
-        return path if path.is_file() else None
+
+def submitted_notebook(config, info) -> Path | None:
+    """The submitted notebook nbgrader is grading (as ``grade`` knows it: by its digest), or None."""
+    coursedir = CourseDirectory(config=config)
+    path = Path(coursedir.format_path(coursedir.submitted_directory, info["student"], info["assignment"]))
+    path = path / f"{info['notebook']}.ipynb"
+    return path if path.is_file() else None
 
 
 class FeedbackExporter(Exporter):

@@ -270,10 +270,10 @@ def review_notes(nb, assignment) -> list:
 
 
 def conclude(student: str, run, notes: list, assignment, limits, digest: str = "", stamp: str = "",
-             submitted_at: str = "") -> tuple:
+             submitted_at: str = "", review: tuple = ()) -> tuple:
     """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`; ``stamp``: the
-    fingerprint it was graded with; ``submitted_at``: nbgrader's timestamp. Returns (Result,
-    executed notebook)."""
+    fingerprint it was graded with; ``submitted_at``: nbgrader's timestamp; ``review``: reasons to
+    look from outside the notebook. Returns (Result, executed notebook)."""
     nb = run.notebook()
     scores, errors, visible, judged = score(nb, set(run.ran), assignment, run, limits)
     for test, why in method_problems(nb, assignment).items():
@@ -282,4 +282,4 @@ def conclude(student: str, run, notes: list, assignment, limits, digest: str = "
     return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
                   max_score=assignment.max_score, submission_sha256=digest, fingerprint=stamp,
                   submitted_at=submitted_at, notes=notes + more, errors=errors, caught_by_visible=visible,
-                  judged=judged, review=review_notes(nb, assignment)), nb
+                  judged=judged, review=list(review) + review_notes(nb, assignment)), nb

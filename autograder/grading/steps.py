@@ -14,6 +14,7 @@ and the instructor's comments included.
   flagged ``needs_manual_grade``; read back the :class:`Final` grades (a manual score overrides);
 * render: the feedback page from the judged record and the final grades.
 """
+import copy
 import fcntl
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
@@ -22,6 +23,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import CourseError
+from autograder.exchange.records import COLLECT
 from autograder.grading import feedback
 from autograder.grading.assignment import (
     CACHE, reference_observations, reference_path, save_reference, solved_notebook, stored_reference,
@@ -35,7 +37,9 @@ from autograder.statuses import Status
 
 KEY = "finite"  # notebook metadata the trusted side writes (a submission's own is dropped)
 FLAG = "[finite grader] needs manual grading: "  # the reason shown on a flagged cell in the Formgrader
-NEEDS_A_LOOK = (Status.TIMEOUT, Status.KERNEL_DIED, Status.RESOURCE_LIMIT, Status.GRADER_ERROR)
+NEEDS_A_LOOK = (Status.TIMEOUT, Status.KERNEL_DIED, Status.RESOURCE_LIMIT, Status.GRADER_ERROR, Status.REFUSED,
+                Status.REVIEW)
+NOT_RUN = (Status.REFUSED, Status.REVIEW)  # nothing ran, but the Formgrader shows a notebook with the reason
 ASSIGNMENT = "finite_assignment"  # resources key: the batch hands its own Assignment to the sanitizers
 
 
@@ -95,23 +99,51 @@ def check_caps(limits, allow_uncapped: bool) -> list:
 # ----------------------------------------------------------------------- judge
 
 def judge(student: str, run: SandboxRun, notes: list, assignment, limits, digest: str = "", stamp: str = "",
-          submitted_at: str = "") -> tuple:
+          submitted_at: str = "", review: tuple = ()) -> tuple:
     """(Result, executed notebook carrying the trusted record under ``metadata.finite``, the
-    reasons flagged on its test cells for the Formgrader's Manual Grading queue)."""
-    result, nb = conclude(student, run, notes + list(run.cut), assignment, limits, digest, stamp, submitted_at)
-    nb.metadata[KEY] = {"result": asdict(result), "shown": {str(k): v for k, v in run.shown.items()}}
+    reasons flagged on its test cells for the Formgrader's Manual Grading queue). ``review``:
+    reasons to look from outside the notebook (what collect said)."""
+    result, nb = conclude(student, run, notes + list(run.cut), assignment, limits, digest, stamp, submitted_at,
+                          review)
+    return result, flagged(nb, result, assignment, run.shown)
+
+
+def ended_early(student: str, assignment, status: Status, notes: list, digest: str = "", stamp: str = "",
+                submitted_at: str = "", review: tuple = ()) -> Result:
+    """The result of a student graded without running anything: zero on every test."""
+    return Result(student=student, assignment=assignment.assignment_id, status=status,
+                  scores={name: 0.0 for name in assignment.tests}, max_score=assignment.max_score,
+                  submission_sha256=digest, fingerprint=stamp, submitted_at=submitted_at, notes=list(notes),
+                  review=list(review))
+
+
+def not_run(result: Result, nb, assignment):
+    """The notebook the Formgrader shows for a result of :data:`NOT_RUN`: ``nb`` as submitted (or the
+    release, for a refused submission), never run, with the record and the reason on every test cell."""
+    nb = nbformat.from_dict(copy.deepcopy(nb))
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return flagged(nb, result, assignment, {})
+
+
+def flagged(nb, result: Result, assignment, shown: dict):
+    """``nb`` carrying the trusted record under ``metadata.finite`` and, on each test cell that
+    needs a look, the reason, as the Formgrader shows it."""
+    nb.metadata[KEY] = {"result": asdict(result), "shown": {str(k): v for k, v in shown.items()}}
     flags = review_flags(result, assignment)
     for cell in nb.cells:
         reason = flags.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
         if reason and cell.cell_type == "code":
             cell.outputs.insert(0, nbformat.v4.new_output("stream", name="stdout", text=FLAG + reason + "\n"))
-    return result, nb
+    return nb
 
 
 def review_flags(result: Result, assignment) -> dict:
     """{test grade_id: why a person should look at it}: every cell of a run that timed out,
-    crashed or hit a cap; the cells whose answer holds code to review (all of them when that code
-    is in a cell of the learner's own)."""
+    crashed, hit a cap, or never ran (refused, review); the cells whose answer holds code to review
+    (all of them when that code is in a cell of the learner's own); all of them for what collect
+    found (``COLLECT`` lines)."""
     if Status(result.status) in NEEDS_A_LOOK:
         why = f"status {result.status}" + (f": {'; '.join(result.notes)}" if result.notes else "")
         return {test: why for test in assignment.tests}
@@ -119,8 +151,9 @@ def review_flags(result: Result, assignment) -> dict:
     for note in result.review:
         label = note.split(",", 1)[0]
         tests = [t for t in assignment.tests if answer_of(t) == label] or list(assignment.tests)
+        what = "to review" if note.startswith(COLLECT) else "code to review"
         for test in tests:
-            flags[test] = f"{flags[test]}; {note}" if test in flags else f"code to review: {note}"
+            flags[test] = f"{flags[test]}; {note}" if test in flags else f"{what}: {note}"
     return flags
 
 
@@ -178,8 +211,9 @@ def stored_record(nb) -> tuple:
 
 
 def render(result: Result, final: Final, nb, assignment, shown: dict) -> str:
-    """The feedback page (see :mod:`autograder.grading.feedback`)."""
-    return feedback.render(result, final, nb, assignment, shown)
+    """The feedback page (see :mod:`autograder.grading.feedback`); a notebook that never ran (a
+    refused or review status) gives the page no answer cells."""
+    return feedback.render(result, final, None if result.status in NOT_RUN else nb, assignment, shown)
 
 
 def write_autograded(course, result: Result, nb) -> Path:
