@@ -34,7 +34,8 @@ def pip(venv: Path, *args) -> None:
 
 
 def learner_venv(kit: Path) -> Path:
-    """A venv with the kit installed (not editable), readable and runnable by every account."""
+    """A venv with the kit installed (not editable), readable and runnable by every account, with
+    the learner's lab configuration in its etc/jupyter (the kit's submit among it), as the README has it."""
     folder = Path(os.environ.get("FINITE_TEST_VENVS", "/opt/finite-test"))
     key = hashlib.sha256((Path(kit) / "pyproject.toml").read_bytes()).hexdigest()[:12]
     venv = folder / f"venv-{key}"
@@ -44,10 +45,12 @@ def learner_venv(kit: Path) -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if (venv / ".installed").is_file():
             pip(venv, "--no-deps", "--force-reinstall", kit)
-            return venv
-        shutil.rmtree(venv, ignore_errors=True)
-        print(f"building the learners' venv {venv} (kept for later runs; a few minutes)", file=sys.stderr)
-        subprocess.run([SYSTEM_PYTHON, "-m", "venv", venv], check=True, preexec_fn=lambda: os.umask(0o022))
-        pip(venv, kit)
-        (venv / ".installed").touch()
+        else:
+            shutil.rmtree(venv, ignore_errors=True)
+            print(f"building the learners' venv {venv} (kept for later runs; a few minutes)", file=sys.stderr)
+            subprocess.run([SYSTEM_PYTHON, "-m", "venv", venv], check=True, preexec_fn=lambda: os.umask(0o022))
+            pip(venv, kit)
+            (venv / ".installed").touch()
+        shutil.copytree(Path(kit) / "lab" / "learner", venv / "etc" / "jupyter", dirs_exist_ok=True)
+        subprocess.run(["chmod", "-R", "a+rX", venv / "etc" / "jupyter"], check=True)
     return venv

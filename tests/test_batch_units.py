@@ -258,3 +258,54 @@ def test_the_kernel_server_is_asked_for_the_heavy_modules_by_the_notebooks_measu
         "10_memory_and_flops", "11_resume_equivalence"}
     assert {a for a, modules in asked.items() if "torch.distributed.tensor" in modules} == {
         "01_nonassociativity", "09_compiled_numerics"}
+
+
+def test_a_submission_quoting_the_hidden_tests_is_held_for_a_person():
+    from types import SimpleNamespace
+
+    from autograder.grading.admit import holds_source_text
+
+    hidden = ("_tols(dtype, n, scale)", "observe('lse', _lse(z))", "finite = x.detach().double()")
+    assignment = SimpleNamespace(hidden_lines=hidden)
+    nb = {"cells": [{"cell_type": "code", "source": "def f(x):\n    return x"}]}
+    assert holds_source_text(nb, assignment) == ""
+    nb["cells"][0]["source"] += f"\n{hidden[0]}\n{hidden[1]}"  # weighing 8 together: short lines an answer may share
+    assert holds_source_text(nb, assignment) == ""
+    nb["cells"].append({"cell_type": "markdown", "source": hidden[2]})
+    assert holds_source_text(nb, assignment) == ("holds source text: 3 lines of the hidden tests, which only the "
+                                                 "instructor's notebook has")
+    marked = {"cells": [{"cell_type": "code", "source": "x = 1\n### BEGIN SOLUTION\ny = 2"}]}
+    assert holds_source_text(marked, assignment).startswith("holds source text: a solution or hidden-test marker")
+
+
+def test_what_collect_recorded_reaches_grading_only_for_the_notebook_it_copied(tmp_path):
+    from autograder.exchange.records import Collected, CollectRecord, ExchangeNotes, exchange_notes, save_record
+
+    assert exchange_notes(tmp_path, "01", "alice", "abc") == ExchangeNotes()
+    save_record(tmp_path, CollectRecord("alice", "01", Collected("alice+01+t+r", "t", "abc", ["mode 0777"]),
+                                        ["folder alice+01+u+s: x is a FIFO"]))
+    mine = exchange_notes(tmp_path, "01", "alice", "abc")
+    assert mine.review == ("collect: mode 0777", "collect: a later submission was refused, folder alice+01+u+s: x is a FIFO")
+    assert mine.notes == mine.review[1:] and not mine.refused and mine.digest
+    other = exchange_notes(tmp_path, "01", "alice", "def")  # replaced by hand since: only the refusal is said
+    assert other.review == ("collect: refused folder alice+01+u+s: x is a FIFO",)
+    save_record(tmp_path, CollectRecord("bob", "01", None, ["folder bob+01+u+s: x is a FIFO"]))
+    assert exchange_notes(tmp_path, "01", "bob", None).refused
+
+
+def test_an_exchange_root_others_can_write_needs_the_sticky_bit(tmp_path):
+    from types import SimpleNamespace
+
+    from autograder.exchange.root import root_problem
+
+    exchange = SimpleNamespace(root=str(tmp_path / "exchange"), coursedir=SimpleNamespace(root=str(tmp_path)))
+    (tmp_path / "exchange").mkdir()
+    for mode, fine in ((0o755, True), (0o1777, True), (0o777, False), (0o775, False)):
+        (tmp_path / "exchange").chmod(mode)
+        problem = root_problem(exchange)
+        assert (problem == "") == fine, (oct(mode), problem)
+    assert f"run `chmod 1777 {tmp_path / 'exchange'}`" in problem
+    (tmp_path / ".exchange").mkdir(mode=0o755)
+    (tmp_path / ".exchange").chmod(0o777)
+    exchange.root = str(tmp_path / ".exchange")
+    assert f"run `chmod 755 {tmp_path / '.exchange'}`" in root_problem(exchange)

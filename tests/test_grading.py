@@ -164,6 +164,8 @@ def world(tmp_path_factory):
                    "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
                    "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
     submit("encoder", {"double": ENCODE_VIA_DISPLAY_UPDATE, "triple": ENCODE_AS_XOR_AND_IMAGE})
+    submit("copier", {"double": f"{GOOD_DOUBLE}\n### BEGIN HIDDEN TESTS\n{SECRET_TEST}\n### END HIDDEN TESTS",
+                      "triple": GOOD_TRIPLE})  # a notebook that came from the instructor's source
     for student, place in (("flat", f"{ASSIGNMENT}.ipynb"), ("renamed", f"{ASSIGNMENT}/{ASSIGNMENT} (1).ipynb")):
         submit(student, {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE})
         own(student).rename(submitted / student / place)
@@ -196,7 +198,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 26
+    assert len(world["rows"]) == 27
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "graded_by_hand",
         "notes", "review"]
@@ -295,6 +297,17 @@ def test_attack_encoding_hidden_tests_in_display_updates_xor_or_images_shows_not
 def test_broken_submissions_are_labelled_not_blank(world, student, status):
     assert world["rows"][student]["status"] == status
     assert status in feedback(world, student)
+
+
+def test_a_notebook_holding_source_text_goes_to_a_person_unrun(world):
+    row = world["rows"]["copier"]
+    assert (row["status"], row["score"]) == ("review", "0")
+    assert "holds source text: a solution or hidden-test marker" in row["notes"]
+    page = feedback(world, "copier")
+    assert "Status:</strong> review" in page and SECRET_TEST not in page and "BEGIN HIDDEN" not in page
+    shown = nbformat.read(world["course"] / "autograded" / "copier" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    flags = ["".join(o.get("text", "") for o in c.outputs) for c in shown.cells if c.cell_type == "code" and c.outputs]
+    assert len(flags) == 2 and all("needs manual grading: status review: holds source text" in f for f in flags)
 
 
 def test_submissions_are_never_modified(world):

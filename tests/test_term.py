@@ -6,11 +6,14 @@ venv built from the learner kit with the system Python. Each fetches, submits an
 their own feedback; bob can read nothing of alice's. Skipped where accounts cannot be created.
 """
 import csv
+import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
@@ -80,7 +83,8 @@ def test_the_exchange_root_is_set_without_editing_files(tmp_path):
     done = nbgrader("release_assignment", ASSIGNMENT, cwd=course, FINITE_EXCHANGE=str(missing))
     assert done.returncode != 0 and not missing.exists() and not (course / ".exchange").exists()
     named = [line for line in done.stderr.splitlines() if str(missing) in line]
-    assert len(named) == 1 and "does not exist" in named[0], done.stderr
+    assert named[0].endswith(f"INFO] exchange: {missing}"), done.stderr  # every command says which root it uses
+    assert len(named) == 2 and "does not exist" in named[1], done.stderr
 
     elsewhere.mkdir()
     elsewhere.chmod(0o1777)
@@ -88,7 +92,10 @@ def test_the_exchange_root_is_set_without_editing_files(tmp_path):
                     FINITE_EXCHANGE=str(missing))
     assert done.returncode == 0 and (elsewhere / "finite" / "outbound" / ASSIGNMENT).is_dir(), done.stderr
 
-    assert nbgrader("release_assignment", ASSIGNMENT, cwd=course).returncode == 0  # the in-course default
+    in_course = nbgrader("release_assignment", ASSIGNMENT, cwd=course)  # the in-course default: 0755, said so
+    assert in_course.returncode == 0 and "the one-machine exchange" in in_course.stderr, in_course.stderr
+    assert oct((course / ".exchange").stat().st_mode & 0o7777) == "0o755"
+    assert (course / ".exchange" / "finite" / "inbound").stat().st_mode & stat.S_ISVTX  # no rename of another's folder
     (course / "feedback").mkdir()
     warned = nbgrader("release_feedback", ASSIGNMENT, cwd=course)
     assert warned.returncode == 0 and (warned.stdout + warned.stderr).count("shared OS account") == 1, warned.stderr
@@ -144,9 +151,9 @@ class Accounts:
             subprocess.run(["userdel", "--remove", "--force", name], capture_output=True)
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def server():
-    """(base folder, accounts): the course, the exchange, the kit and the homes live under base."""
+    """(base folder, accounts): the courses, the exchanges, the kit and the homes live under base."""
     base = Path(tempfile.mkdtemp(prefix="finite-term-"))
     base.chmod(0o755)
     accounts = None
@@ -203,8 +210,11 @@ def test_a_term_on_real_accounts(server):
     assert ran.stdout.startswith(str(accounts.venv)) and "2.13.0" in ran.stdout, ran.stdout  # the kit's fplab
     accounts.each(lambda who: accounts.run(who, "nbgrader", "submit", ID, *student_flags))
 
-    # The instructor collects and grades.
+    # The instructor collects and grades: the kit's submit left nothing another account could write.
     instructor("collect", ID, course=course, exchange=exchange)
+    for who in WORK:
+        record = json.loads((course / ".finite" / "collect" / ID / f"{name[who]}.json").read_text())
+        assert record["collected"]["review"] == [] and record["refused"] == [], record
     grade = ["--course", str(course), "grade", str(course / "submitted"), "--assignment", ID,
              "--out", str(course / "grading" / ID), "--workers", "2"]
     done = run_cli(*grade, timeout=900)
@@ -273,3 +283,120 @@ def check_manual_grades_reach_everything(course, base, pages, final, summary_bef
     assert exported == final
     assert table(course) == final
     assert (course / "grading" / ID / "summary.png").read_bytes() != summary_before  # bob's total moved
+
+
+# ------------------------------------------------------------------ the exchange, attacked
+
+GOOD = {"double": "def double(x):\n    return x + x", "triple": "def triple(x):\n    return 3 * x"}
+
+
+def attacks(inbound: Path, source: Path, stamp: str) -> str:
+    """A shell script mallory runs as herself: each folder one way of taking what is not hers, and
+    one folder forged in bob's name (``BOB`` is replaced with his account)."""
+    nb = f"{FX}.ipynb"
+    folders = {
+        "to-source": f"ln -s {source / FX / nb} \"$d/{nb}\"",
+        "shadow": f"cp \"$OWN\" \"$d/{nb}\"; ln -s /etc/shadow \"$d/timestamp.txt\"",
+        "fifo": f"mkfifo \"$d/{nb}\"",
+        "zero": f"ln -s /dev/zero \"$d/{nb}\"",
+    }
+    script = [f"set -e; cd '{inbound}'"]
+    for suffix, make in folders.items():
+        script.append(f"d=\"$ME+{FX}+{stamp}+{suffix}\"; mkdir \"$d\"; {make}")
+    script.append(f"ln -s {source / FX} \"$ME+{FX}+{stamp}+folder-link\"")
+    script.append(f"d=\"BOB+{FX}+{stamp}+forged\"; mkdir \"$d\"; cp \"$OWN\" \"$d/{nb}\"; echo '{stamp}' > \"$d/timestamp.txt\"")
+    return "\n".join(script)
+
+
+FX = "fx"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(bool(why_not_here()), reason=why_not_here() or "runs here")
+def test_the_exchange_gives_no_student_anything_that_is_not_theirs(server):
+    """Through nbgrader's own collect on real accounts: a link to the instructor's source (file or
+    folder), a link to a secret, a FIFO, /dev/zero and a folder forged in another's name are each
+    refused with one line; a backdated time and a change after the deadline are counted late; alice,
+    the control, and bob, the forger's victim, are collected and graded exactly as the honest are."""
+    from datetime import datetime, timedelta, timezone
+
+    from nbgrader.api import Gradebook
+
+    base, accounts = server
+    for who in ("mallory", "dave", "frank"):
+        accounts.create(who)
+    name = {who: accounts.name(who) for who in ("alice", "bob", "mallory", "dave", "frank")}
+    course = make_course(base / "fx-course").resolve()
+    course.chmod(0o700)
+    exchange = base / "fx-exchange"
+    exchange.mkdir()
+    exchange.chmod(0o1777)
+    instructor("generate_assignment", FX, "--force", course=course, exchange=exchange)
+    instructor("release_assignment", FX, course=course, exchange=exchange)
+    inbound = exchange / "finite" / "inbound"
+    flags = ["--course", "finite", f"--Exchange.root={exchange}"]
+
+    def work(who, answers):
+        accounts.run(who, "nbgrader", "fetch_assignment", FX, *flags)
+        path = accounts.home(who) / FX / f"{FX}.ipynb"
+        owner, nb = path.stat(), nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            cell.source = answers.get(cell.metadata.get("nbgrader", {}).get("grade_id"), cell.source)
+        nbformat.write(nb, path)
+        os.chown(path, owner.st_uid, owner.st_gid)
+
+    def submit(who) -> Path:
+        accounts.run(who, "nbgrader", "submit", FX, *flags)
+        return max(inbound.glob(f"{name[who]}+{FX}+*"), key=lambda p: p.stat().st_ctime)
+
+    for who in ("alice", "bob", "mallory", "dave", "frank"):
+        work(who, GOOD)
+    for who in ("alice", "bob", "frank"):
+        submit(who)
+    frank = max(inbound.glob(f"{name['frank']}+{FX}+*"))
+    time.sleep(1.1)
+    due = datetime.now(timezone.utc).replace(tzinfo=None)
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        gradebook.update_or_create_assignment(FX, duedate=due)
+    time.sleep(1.1)
+
+    # After the deadline: dave submits and backdates it; frank changes his on-time submission.
+    dave = submit("dave")
+    early = (datetime.now(timezone.utc) - timedelta(hours=2)).strftime("%Y-%m-%d %H:%M:%S.%f UTC")
+    accounts.run("dave", "sh", "-c", f"printf '%s' '{early}' > '{dave}/timestamp.txt'; "
+                                     f"touch -d '2 hours ago' '{dave}'/* '{dave}'")
+    accounts.run("frank", "sh", "-c", f"echo >> '{frank}/{FX}.ipynb'; touch -d '2 hours ago' '{frank}'/*")
+    own = accounts.home("mallory") / FX / f"{FX}.ipynb"
+    script = attacks(inbound, course / "source", early).replace("BOB", name["bob"])
+    accounts.run("mallory", "sh", "-c", f"ME={name['mallory']}; OWN='{own}'\n{script}")
+
+    done = instructor("collect", FX, course=course, exchange=exchange)
+    refused = [line for line in done.stderr.splitlines() if "refused:" in line]
+    assert len(refused) == 6, done.stderr
+    assert sum(f"refused: {name['mallory']}, folder " in line for line in refused) == 5
+    assert any(f"refused: {name['bob']}," in line and f"belongs to the account {name['mallory']}" in line
+               for line in refused)
+    assert sorted(p.name for p in (course / "submitted").iterdir()) == sorted(
+        name[w] for w in ("alice", "bob", "dave", "frank"))
+
+    out = course / "grading" / FX
+    graded = run_cli("--course", str(course), "grade", str(course / "submitted"), "--assignment", FX,
+                     "--out", str(out), "--workers", "2", timeout=900)
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    with (out / "grades.csv").open() as file:
+        rows = {row["student"]: row for row in csv.DictReader(file)}
+    assert {s: (r["status"], r["score"]) for s, r in rows.items()} == {
+        name["alice"]: ("graded", "5"), name["bob"]: ("graded", "5"), name["mallory"]: ("refused", "0"),
+        name["dave"]: ("graded", "5"), name["frank"]: ("graded", "5")}
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
+        late = {s: gradebook.find_submission(FX, s).total_seconds_late for s in rows if s != name["mallory"]}
+    assert late[name["alice"]] == late[name["bob"]] == 0, late
+    assert late[name["dave"]] > 0 and late[name["frank"]] > 0, late  # the exchange's time, not theirs
+
+    printed = done.stdout + done.stderr + graded.stdout + graded.stderr
+    taken, kept = ("".join(p.read_text(errors="replace") for p in folder.rglob("*") if p.is_file() and p.suffix != ".png")
+                   for folder in (course / "submitted", out))  # what students sent; what they get back
+    assert "BEGIN SOLUTION" not in taken + kept and "BEGIN HIDDEN TESTS" not in taken + kept
+    autograded = "".join(p.read_text() for p in (course / "autograded").rglob("*.ipynb"))  # hidden tests restored
+    shadow = Path("/etc/shadow").read_text().splitlines()[0]
+    assert shadow not in printed + taken + kept + autograded

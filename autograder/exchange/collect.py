@@ -58,22 +58,24 @@ def exchange_time(ns: int) -> str:
 
 
 def time_review(inbound: Inbound, claimed: str, seen: str) -> list:
-    """Why the student's own times (the folder name's and timestamp.txt's) need a look, if they do."""
-    review = []
+    """Why the student's own times (timestamp.txt's and the folder name's) need a look, if they do:
+    one line per time they claim that is more than a minute from the exchange's."""
     stamp = inbound.files.get(STAMP)
-    for what, text in (("its folder name", claimed),
-                       (STAMP, None if stamp is None else stamp[:64].decode("utf-8", "replace").strip())):
-        if text is None:
-            review.append(f"the submission has no {STAMP} (nbgrader's submit writes one); the exchange's time is used")
-            continue
+    if stamp is None:
+        return [f"the submission has no {STAMP} (nbgrader's submit writes one); the exchange's time is used"]
+    claims = {}
+    for what, text in ((STAMP, stamp[:64].decode("utf-8", "replace").strip()), ("its folder name", claimed)):
         try:
-            their = parse_utc(text)
+            claims.setdefault(parse_utc(text), []).append(what)
         except (ValueError, OverflowError, TypeError):
-            review.append(f"{what} does not hold a time; the exchange's time ({seen}) is used")
-            continue
-        if abs((their - parse_utc(seen)).total_seconds()) > SLACK_S:
-            review.append(f"{what} says {their:%Y-%m-%d %H:%M:%S} UTC, the exchange saw it at {seen[:19]} UTC "
-                          "(the time used)")
+            claims.setdefault(None, []).append(what)
+    review = []
+    for their, where in claims.items():
+        if their is None:
+            review.append(f"{' and '.join(where)} hold no time; the exchange's time ({seen[:19]} UTC) is used")
+        elif abs((their - parse_utc(seen)).total_seconds()) > SLACK_S:
+            review.append(f"{' and '.join(where)} say {their:%Y-%m-%d %H:%M:%S} UTC, the exchange saw the submission "
+                          f"at {seen[:19]} UTC (the time used)")
     return review
 
 

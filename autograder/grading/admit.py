@@ -13,7 +13,8 @@ from traitlets.config.loader import PyFileConfigLoader
 from traitlets.utils.importstring import import_item
 
 from autograder.grading.gradebook import quiet_gradebook
-from autograder.grading.steps import ASSIGNMENT, KEY
+from autograder.exchange.records import ExchangeNotes
+from autograder.grading.steps import ASSIGNMENT, EXCHANGE, KEY
 from autograder.source_text import MARKER, json_strings, quoted
 from autograder.statuses import Status
 
@@ -72,13 +73,14 @@ def course_config(root: str):
     return PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
 
 
-def sanitize(course, nb, assignment, student: str):
+def sanitize(course, nb, assignment, student: str, exchange: ExchangeNotes = ExchangeNotes()):
     """The course's configured ``Autograde.sanitize_preprocessors`` (``nbgrader_config.py``), as
-    ``nbgrader autograde`` runs them: tampering noted, locked cells restored from the gradebook
-    ``assignment.db_url``. Returns (notebook, notes on tampering)."""
+    ``nbgrader autograde`` runs them: what collect said (``exchange``) and tampering noted, locked
+    cells restored from the gradebook ``assignment.db_url``. Returns (notebook, notes)."""
     config = course_config(str(course.root))
     resources = {"nbgrader": {"notebook": assignment.assignment_id, "assignment": assignment.assignment_id,
-                              "student": student, "db_url": assignment.db_url}, ASSIGNMENT: assignment}
+                              "student": student, "db_url": assignment.db_url}, ASSIGNMENT: assignment,
+                 EXCHANGE: exchange}
     for preprocessor in Autograde(config=config).sanitize_preprocessors:
         preprocessor = import_item(preprocessor) if isinstance(preprocessor, str) else preprocessor
         nb, resources = preprocessor(config=config, log=QUIET).preprocess(nb, resources)
@@ -113,9 +115,10 @@ def admit(course, submission, assignment) -> Admitted:
     """Read, check and restore one submission (a ``batch.Submission``) before it runs (trusted
     side); where the notebook was found, or why it was refused, and what collect said, start its
     notes."""
-    first = ([submission.note] if submission.note else []) + list(submission.exchange.notes)
+    first = [submission.note] if submission.note else []
+    said = first + list(submission.exchange.notes)
     if submission.refused:
-        return Admitted(Status.REFUSED, first)
+        return Admitted(Status.REFUSED, said)
     if not STUDENT_ID.fullmatch(submission.student):
         return Admitted(Status.INVALID_ID, [f"the folder name {submission.student!r} is not a valid nbgrader student "
                                             "id (letters, digits and . _ - @ only); rename it and grade again"])
@@ -130,9 +133,9 @@ def admit(course, submission, assignment) -> Admitted:
             raise invalid["ValidationError"]
         source_text = holds_source_text(nb, assignment)
         if source_text:
-            return Admitted(Status.REVIEW, first + [source_text], nb)
-        nb, notes = sanitize(course, nb, assignment, submission.student)
+            return Admitted(Status.REVIEW, said + [source_text], nb)
+        nb, notes = sanitize(course, nb, assignment, submission.student, submission.exchange)
     except Exception as error:
         why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
-        return Admitted(Status.UNREADABLE, first + [f"not a readable notebook: {why}"])
+        return Admitted(Status.UNREADABLE, said + [f"not a readable notebook: {why}"])
     return Admitted(Status.GRADED, first + notes, nb)

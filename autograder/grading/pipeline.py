@@ -27,7 +27,7 @@ from autograder.grading.assignment import fingerprint, load_assignment
 from autograder.grading.files import sha256
 from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
 from autograder.grading.steps import (
-    ASSIGNMENT, KEY, check_caps, ended_early, ensure_reference, final, gradebook_lock, judge, not_run, record, render,
+    ASSIGNMENT, EXCHANGE, KEY, check_caps, ended_early, ensure_reference, final, gradebook_lock, judge, not_run, record, render,
     review_flags, stored_record,
 )
 from autograder.sandbox.limits import Limits, SandboxLimits
@@ -63,14 +63,17 @@ class NoteSubmission(NbGraderPreprocessor):
     def preprocess(self, nb, resources):
         info, course = resources["nbgrader"], _course(self)
         assignment = resources.get(ASSIGNMENT) or _assignment(str(course.root), info["assignment"])
-        submission = submitted_notebook(self.config, info)
-        exchange = exchange_notes(course.root, info["assignment"], info["student"],
-                                  sha256(submission) if submission else None)
+        exchange = resources[EXCHANGE] if EXCHANGE in resources else self._exchange(course, info)
         source_text = holds_source_text(nb, assignment)
         notes = list(exchange.notes) + ([source_text] if source_text else tampering(nb, assignment))
         nb.metadata[KEY] = {"notes": notes, "review": list(exchange.review), "not_run": bool(source_text)}
         restore_unchanged(nb, assignment, info)
         return nb, resources
+
+    def _exchange(self, course, info):
+        """What collect said of the submission nbgrader is grading (in the course's submitted/)."""
+        submission = submitted_notebook(self.config, info)
+        return exchange_notes(course.root, info["assignment"], info["student"], sha256(submission) if submission else None)
 
 
 class SandboxedExecute(NbGraderPreprocessor):

@@ -41,6 +41,7 @@ NEEDS_A_LOOK = (Status.TIMEOUT, Status.KERNEL_DIED, Status.RESOURCE_LIMIT, Statu
                 Status.REVIEW)
 NOT_RUN = (Status.REFUSED, Status.REVIEW)  # nothing ran, but the Formgrader shows a notebook with the reason
 ASSIGNMENT = "finite_assignment"  # resources key: the batch hands its own Assignment to the sanitizers
+EXCHANGE = "finite_exchange"  # resources key: and what collect said of the submission (records.ExchangeNotes)
 
 
 # ----------------------------------------------------------------------- the reference
