@@ -17,6 +17,9 @@ from string import Template
 import nbformat
 
 from autograder.course import CourseError, answer_cells
+from autograder.source_text import MARKER
+
+MARKER_LINE = re.compile(MARKER.pattern + r"[^\n]*\n?", re.M)
 
 CASE_NAME = re.compile(r"^(?P<grade_id>[A-Za-z_][A-Za-z0-9_]*)--(?P<verdict>wrong|partial|right)--(?P<slug>[a-z0-9_]+)\.py$")
 
@@ -89,10 +92,11 @@ def student_id(case):
 
 
 def build_submission(release_nb, solutions, case):
-    """The release notebook with answer cells filled: case answers first, source solutions next."""
+    """The release notebook with answer cells filled: case answers first, source solutions next
+    (without nbgrader's solution markers, which no learner's notebook holds)."""
     nb = nbformat.from_dict(release_nb)
     if case.blank:
         return nb
     for grade_id, cell in answer_cells(nb).items():
-        cell.source = case.answers.get(grade_id, solutions[grade_id].source)
+        cell.source = case.answers.get(grade_id, MARKER_LINE.sub("", solutions[grade_id].source))
     return nb

@@ -23,10 +23,10 @@ from autograder.source_text import MARKER, checked_lines, json_strings, quoted
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "kit"
 
 # The course's pinned packages a learner needs: fplab's imports, JupyterLab and its kernel, and
-# nbgrader (the Assignments tab and Validate) with the nbconvert/nbclient it runs on. Grading-only
-# packages (dask, tqdm) and the test tools stay out.
+# nbgrader (the Assignments tab and Validate) with the nbconvert/nbclient it runs on, and JupyterHub's
+# single-user server (a class on a hub). Grading-only packages (dask, tqdm) and the test tools stay out.
 LEARNER_PACKAGES = ("torch", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "notebook", "nbgrader",
-                    "nbclient", "nbconvert", "nbformat", "ipykernel", "jsonschema")
+                    "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyterhub", "jsonschema")
 
 # Never in a kit, at any depth: the instructor's side of the course.
 FORBIDDEN_NAMES = frozenset({"source", "cases", "autograder", "tests", ".finite", "gradebook.db",

@@ -122,6 +122,25 @@ ATTACKS = {
     "run_magic": ("def f(x):\n    return x.sum()", FLOAT32, ("%run evil.py",), "get_ipython"),
     "frame_globals": ("def f(x):\n    return x.sum()", FLOAT32,
                       ("import inspect\ninspect.currentframe().f_globals['f'] = len",), "f_globals"),
+    # A class pattern reads the subject's attributes by keyword, and by position (__match_args__).
+    "match_dunder_chain": ("def f(z):\n    match z:\n        case object(__class__=object(__base__=object(logsumexp=g))):\n"
+                           "            return g(z, 0)", LSE, (), "`__class__=` in a class pattern"),
+    "match_keyword_attribute": ("def f(z):\n    match z:\n        case object(logsumexp=g):\n            return g(0)",
+                                LSE, (), "`.logsumexp`"),
+    "match_positional": ("class T(torch.Tensor):\n    __match_args__ = ('logsumexp',)\n\ndef f(z):\n"
+                         "    match z:\n        case T(g):\n            return g(0)", LSE, (), "by position"),
+    # A method run unbound, with a tensor as `self`: `self.logsumexp` is then Tensor.logsumexp.
+    "unbound_method": ("class H:\n    logsumexp = None\n\n    def exp(self, dim):\n        return self.logsumexp(dim)\n\n"
+                       "def f(z):\n    return H.exp(z, 0)", LSE, (), "reads from the class `H` itself"),
+    "class_alias": ("class H:\n    logsumexp = None\n\n    def exp(self, dim):\n        return self.logsumexp(dim)\n\n"
+                    "def f(z):\n    K = H\n    return K.exp(z, 0)", LSE, (), "the class `H` is passed as a value"),
+    "local_class_unbound": ("def f(z):\n    class H:\n        logsumexp = None\n        def exp(self):\n"
+                            "            return self.logsumexp(0)\n    return H.exp(z)", LSE, (), "reads from the class `H`"),
+    # An annotation is evaluated when the function is defined: a lookup like any other.
+    "annotation_builtin": ("def f(z) -> torch.logsumexp:\n    return z.exp()", LSE, (), "`torch.logsumexp`"),
+    "annotation_in_added_helper": ("def f(z):\n    return g(z)", LSE,
+                                   ("def g(z, h: torch.special.logsumexp = None):\n    return z.exp()",),
+                                   "`torch.special` is not on this exercise's list"),
 }
 
 
@@ -170,6 +189,17 @@ HONEST = {
                    "    return a.view(np.uint32).view(np.float32) * math.copysign(1.0, 1.0)", NUMPY, ()),
     "int_counts": ("def f(n, d):\n    products = []\n    for _ in range(n):\n        products.append(2 * d * d)\n"
                    "    total = sum(products) + math.prod([n, d])\n    return dict(forward=total, backward=2 * total)", INTS, ()),
+    "annotations_name_types": ("def f(z: torch.Tensor, dim: int = -1) -> torch.Tensor:\n"
+                               "    m: torch.Tensor = z.amax(dim, keepdim=True).detach()\n"
+                               "    return (m + torch.log((z - m).exp().sum(dim, keepdim=True))).squeeze(dim)", LSE, ()),
+    "match_on_builtins": ("def f(z, dim=-1):\n    match dim:\n        case int(d):\n            pass\n"
+                          "        case _:\n            raise TypeError('dim')\n"
+                          "    m = z.amax(d, keepdim=True).detach()\n"
+                          "    return (m + torch.log((z - m).exp().sum(d, keepdim=True))).squeeze(d)", LSE, ()),
+    "instance_of_own_class": ("class _LogSumExp:\n    def __init__(self, dim):\n        self.dim = dim\n\n"
+                              "    def __call__(self, z):\n        m = z.amax(self.dim, keepdim=True).detach()\n"
+                              "        return (m + torch.log((z - m).exp().sum(self.dim, keepdim=True))).squeeze(self.dim)\n\n"
+                              "def f(z, dim=-1):\n    return _LogSumExp(dim)(z)", LSE, ()),
     "class_with_self_state": ("class f:\n    def __init__(self, scale=2.0):\n        self.scale = float(scale)\n"
                               "        self._steps = 0\n    def update(self, found_inf):\n        if found_inf:\n"
                               "            self.scale *= 0.5\n        self._steps += 1\n    def get(self):\n"

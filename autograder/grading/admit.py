@@ -1,4 +1,5 @@
 """Admit a submission (trusted side): read it, note tampering, restore locked cells."""
+import copy
 import logging
 import re
 from dataclasses import dataclass
@@ -23,6 +24,37 @@ from autograder.statuses import Status
 QUIET = logging.getLogger("finite.sanitize")
 QUIET.setLevel(logging.ERROR)
 STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits names on "+"
+
+
+def restore_roles(nb, assignment) -> list:
+    """Give every cell the role the release gave it (its nbgrader metadata: answer, test, locked),
+    whatever the submission's own metadata says; notes on what was restored. A cell is the
+    release's by its cell id; failing that (a notebook rebuilt, its original deleted), the first
+    cell claiming a grade id the release has and no cell holds. Any other cell claiming to be
+    nbgrader's (a copy made in JupyterLab, a cell pasted from another notebook) is the learner's own
+    code, graded as an added cell."""
+    roles = assignment.cell_roles
+    by_grade = {meta.get("grade_id"): cell_id for cell_id, meta in roles.items()}
+    placed = {cell.get("id") for cell in nb.cells if cell.get("id") in roles}
+    notes = []
+    for index, cell in enumerate(nb.cells):
+        mine = cell.get("metadata", {}).get("nbgrader")
+        claimed = mine.get("grade_id") if isinstance(mine, dict) else None
+        cell_id = cell.get("id") if cell.get("id") in roles else None
+        if cell_id is None and by_grade.get(claimed) not in (None, *placed):
+            cell_id = by_grade[claimed]
+            placed.add(cell_id)
+            notes.append(f"cell {index + 1} was graded as {claimed}, whose released cell is gone")
+        if cell_id is not None:
+            if mine != roles[cell_id]:
+                notes.append(f"the nbgrader metadata of {roles[cell_id].get('grade_id')} (cell {index + 1}) was "
+                             "changed; the release's restored")
+                cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(roles[cell_id])
+        elif mine is not None:
+            del cell.metadata["nbgrader"]
+            notes.append(f"cell {index + 1} copies {claimed or 'an nbgrader cell'}: it is graded as your own code, "
+                         "the original as the answer")
+    return notes
 
 
 def tampering(nb, assignment):

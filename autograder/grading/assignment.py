@@ -42,6 +42,7 @@ class Assignment:
     reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
     db_url: str = ""  # the gradebook nbgrader's OverwriteCells restores locked cells from
     hidden_lines: tuple = ()  # hidden-test lines worth checking (source_text.checked_lines): no submission holds them
+    cell_roles: dict = field(default_factory=dict)  # {cell id: nbgrader metadata} of the release's nbgrader cells
 
     @property
     def max_score(self) -> float:
@@ -81,6 +82,7 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
         templates={g: assertion_templates(c.source) for g, c in locked.items() if g in tests},
         rules=rules, released_code=frozenset(c.source for c in release_nb.cells if c.cell_type == "code"),
         db_url=db_url, hidden_lines=tuple(checked_lines(hidden_tests, "\n".join(public))),
+        cell_roles={c.id: c.metadata["nbgrader"] for c in release_nb.cells if "nbgrader" in c.metadata and "id" in c},
     )
 
 

@@ -428,6 +428,7 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
     with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler, pool) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
         assignment = prepare_assignment(course, assignment_id, workdir, stamp)
+        generated_release = Path(workdir) / "course" / "release" / assignment_id / f"{assignment_id}.ipynb"
         if gradebook:
             with gradebook_lock(course):
                 register_assignment(gradebook, assignment.db_url, assignment_id)
@@ -464,9 +465,10 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
                 admitted = admit(course, submission, assignment)
                 if admitted.status != Status.GRADED:
                     result = ended_early(submission, assignment, admitted.status, admitted.notes, digest, stamp)
-                    shown = admitted.nb or released_notebook(course, assignment_id)
-                    publish(result, not_run(result, shown, assignment) if result.status in NOT_RUN else None, {},
-                            submission)
+                    shown = None
+                    if result.status in NOT_RUN:  # what the Formgrader shows: the notebook, or the release
+                        shown = not_run(result, admitted.nb or read_notebook(generated_release), assignment)
+                    publish(result, shown, {}, submission)
                     continue
                 job = handoff(admitted.nb)
                 future = pool.submit(run_in_sandbox, job, limits)

@@ -77,6 +77,18 @@ METHOD_TYPES = ("torch.Tensor", "torch.dtype", "torch.finfo", "numpy.ndarray", "
                 "numpy.errstate", "numpy.finfo")
 
 
+# The syntax the rule walks child by child (their parts are judged as they are); anything else it
+# does not handle explicitly fails closed. Class patterns, annotations, decorators, defaults, class
+# bodies, comprehensions and lambdas are handled on their own (see _Scope).
+WALKED_STATEMENTS = (ast.Expr, ast.Assign, ast.AugAssign, ast.Return, ast.Delete, ast.If, ast.For, ast.AsyncFor,
+                     ast.While, ast.With, ast.AsyncWith, ast.Match, ast.Try, ast.TryStar, ast.Assert)
+WALKED_EXPRESSIONS = (ast.BinOp, ast.UnaryOp, ast.BoolOp, ast.Compare, ast.IfExp, ast.Dict, ast.Set, ast.List,
+                      ast.Tuple, ast.Subscript, ast.Slice, ast.Starred, ast.JoinedStr, ast.FormattedValue, ast.Await,
+                      ast.Yield, ast.YieldFrom)
+OPERATORS = (ast.operator, ast.unaryop, ast.cmpop, ast.boolop, ast.expr_context)
+SELF_MATCHING = {"bool", "bytearray", "bytes", "dict", "float", "frozenset", "int", "list", "set", "str", "tuple"}
+
+
 class AnswerSyntaxError(Exception):
     """An answer cell that is not valid Python (after IPython's own transformations)."""
 
@@ -503,11 +515,26 @@ class _Judge:
             imported = [d for n, d in _imported(statement) if n == name] if \
                 isinstance(statement, (ast.Import, ast.ImportFrom)) else []
             kinds |= {f"module:{d}" for d in imported} or {"value"}
+            if isinstance(statement, ast.ClassDef) and statement.name == name:
+                kinds.add("class")
         if name in self.notebook_names:
             kinds.add("notebook")
         if not kinds:
             kinds.add("builtin" if hasattr(builtins, name) else "unknown")
         return kinds
+
+
+def _outermost_names(node) -> list:
+    """The names and dotted names in an expression that are not part of a longer dotted name."""
+    inner = {id(child.value) for child in ast.walk(node) if isinstance(child, ast.Attribute)}
+    return [child for child in ast.walk(node) if isinstance(child, (ast.Name, ast.Attribute)) and id(child) not in inner
+            and _dotted_base(child)]
+
+
+def _dotted_base(node) -> bool:
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _class_attributes(node: ast.ClassDef) -> set:
@@ -615,6 +642,8 @@ class _Scope:
             if node.value is not None:
                 self.expression(node.value)
             self.target(node.target)
+        elif not isinstance(node, WALKED_STATEMENTS):
+            self.problem(node, f"the grader does not judge a `{type(node).__name__}` statement; write it another way")
         else:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.stmt):
@@ -637,6 +666,8 @@ class _Scope:
                         self.expression(child.guard)
                     for inner in child.body:
                         self.statement(inner)
+                elif not isinstance(child, OPERATORS):
+                    self.problem(node, f"the grader does not judge `{type(child).__name__}` in a statement")
 
     def raise_(self, node):
         if node.exc is not None:
@@ -645,11 +676,27 @@ class _Scope:
             self.expression(node.cause, type_test=True)
 
     def pattern(self, node):
+        """A ``case`` pattern: its classes are type tests, its values expressions, and a class pattern
+        reads attributes of the subject, by keyword (judged as attribute reads) or by position
+        (``__match_args__``: names the grader cannot see, refused but for builtins matching themselves)."""
         for child in ast.walk(node):
             if isinstance(child, ast.MatchClass):
                 self.expression(child.cls, type_test=True)
+                for attr in child.kwd_attrs:
+                    if attr.startswith("__") and attr.endswith("__"):
+                        self.problem(child, f"the grader cannot tell what `{attr}=` in a class pattern reaches "
+                                            "(a dunder attribute)")
+                    else:
+                        self.methods(child, [attr])
+                if child.patterns and not (isinstance(child.cls, ast.Name) and child.cls.id in SELF_MATCHING
+                                           and self.lookup(child.cls, child.cls.id) == {"builtin"}):
+                    self.problem(child, f"the class pattern `{_short(child)}` reads attributes by position, which the "
+                                        "grader cannot tell; match them by keyword")
             elif isinstance(child, ast.MatchValue):
                 self.expression(child.value)
+            elif isinstance(child, ast.MatchMapping):
+                for key in child.keys:
+                    self.expression(key)
 
     def exception_type(self, node):
         for item in (node.elts if isinstance(node, ast.Tuple) else [node]):
@@ -665,6 +712,26 @@ class _Scope:
             if isinstance(child, ast.Attribute) and child.attr.startswith("__"):
                 self.problem(node, f"the annotation `{_short(node)}` reads a dunder attribute")
                 return
+        for part in _outermost_names(node):
+            if not self.names_a_type(part):
+                self.expression(part, type_test=True)
+
+    def names_a_type(self, node) -> bool:
+        """Whether a name or dotted name in an annotation is a class (or a ``typing`` form): evaluated,
+        it looks a type up and calls nothing."""
+        chain, base = [], node
+        while isinstance(base, ast.Attribute):
+            chain.insert(0, base.attr)
+            base = base.value
+        kinds = self.lookup(base, base.id)
+        if "class" in kinds and not chain:
+            return True
+        if kinds == {"builtin"} and not chain:
+            return isinstance(getattr(builtins, base.id), type)
+        modules = [k.removeprefix("module:") for k in kinds if k.startswith("module:")]
+        values = [_object(".".join([m, *chain])) for m in modules]
+        return bool(modules) and len(modules) == len(kinds) and all(
+            isinstance(v, type) or (v is not None and type(v).__module__ == "typing") for v in values)
 
     def arguments(self, node):
         arguments = node.args
@@ -708,7 +775,8 @@ class _Scope:
             self.expression(base, as_type=True)
         for keyword in node.keywords:
             self.problem(keyword, f"the class keyword `{keyword.arg}=` is not on this exercise's list")
-        self.bind(node.name)
+        if self.kind != "module":
+            self.names[node.name] = {"value", "class"}
         inner = _Scope(self.judge, self.cell, self, {}, None, "class")
         inner.class_key = id(node)
         self.judge.class_attributes[id(node)] = _class_attributes(node)
@@ -787,11 +855,16 @@ class _Scope:
             if isinstance(node.value, complex) and "complex" not in self.judge.rule.builtins:
                 self.problem(node, f"the complex number `{_short(node)}` is not on this exercise's list")
             return None
+        if not isinstance(node, WALKED_EXPRESSIONS):
+            self.problem(node, f"the grader does not judge `{type(node).__name__}` expressions; write it another way")
+            return None
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.expr):
                 self.expression(child)
             elif isinstance(child, ast.keyword):
                 self.expression(child.value)
+            elif not isinstance(child, OPERATORS):
+                self.problem(node, f"the grader does not judge `{type(child).__name__}` in an expression")
         return None
 
     def dtype_string(self, node):
@@ -816,6 +889,9 @@ class _Scope:
             self.problem(node, f"the grader cannot tell what `{node.id}` reaches")
             return
         kinds = self.lookup(node, node.id)
+        if "class" in kinds and not positioned:
+            self.problem(node, f"the class `{node.id}` is passed as a value; make an instance of it")
+            return
         for kind in kinds:
             if kind.startswith("module:"):
                 self.dotted(node, kind.removeprefix("module:"), [], call)
@@ -846,13 +922,16 @@ class _Scope:
                 return
         if isinstance(base, ast.Name):
             kinds = self.lookup(base, base.id)
+            if "class" in kinds:  # Class.method(x) would run the method with any x as `self`
+                self.problem(node, f"`{_short(node)}` reads from the class `{base.id}` itself; call it on an instance")
+                return
             for kind in kinds:
                 if kind.startswith("module:"):
                     self.dotted(node, kind.removeprefix("module:"), chain, call)
                 elif kind.startswith("self:"):
                     own = self.judge.class_attributes[int(kind.removeprefix("self:"))]
                     self.methods(node, chain[1:] if chain[0] in own else chain)
-                elif kind == "value":
+                elif kind in ("value", "class"):
                     self.methods(node, chain)
                 else:
                     self.name(base, True, None)
@@ -895,9 +974,10 @@ def judge(cells, imports, notebook_names, graded: str, answer_label: str, allow)
     "kahan_sum, line 3: ..." (an empty list when it follows the rule). ``cells``: from
     :func:`student_cells`; ``imports``/``notebook_names``: the notebook's own (unchanged) cells'."""
     answer = next((c for c in cells if c.label == answer_label), None)
-    if answer is None or answer.tree is None:
-        return []
-    return _Judge(cells, imports, notebook_names, Rule.of(allow)).run(answer, graded)
+    if answer is not None and answer.tree is None:
+        return []  # it does not parse: the exercise scores 0 for that (score.method_problems)
+    empty = Cell(answer_label, "", ast.Module(body=[], type_ignores=[]))
+    return _Judge(cells, imports, notebook_names, Rule.of(allow)).run(answer or empty, graded)
 
 
 def rebinding_problems(cells, imports=None, protected=frozenset()) -> list:

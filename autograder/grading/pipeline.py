@@ -22,7 +22,7 @@ from traitlets import Bool, default
 
 from autograder.course import Course
 from autograder.exchange.records import exchange_notes
-from autograder.grading.admit import holds_source_text, restore_unchanged, tampering
+from autograder.grading.admit import holds_source_text, restore_roles, restore_unchanged, tampering
 from autograder.grading.assignment import fingerprint, load_assignment
 from autograder.grading.files import sha256
 from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
@@ -56,16 +56,18 @@ def _prepared(root: str, assignment_id: str, limits: Limits) -> tuple:
 
 class NoteSubmission(NbGraderPreprocessor):
     """Sanitize, first step: what collect said of the submission; a notebook holding the source's
-    own text marked for review (it will not run); locked cells the learner changed noted (nbgrader's
-    ``OverwriteCells`` restores them next, and now warns only about those). Whatever the submission
-    brought under ``metadata.finite`` is dropped."""
+    own text marked for review (it will not run); every cell given the role the release gave it
+    (:func:`restore_roles`: a copied or retagged cell costs nothing but itself); locked cells the
+    learner changed noted (nbgrader's ``OverwriteCells`` restores them next, and now warns only
+    about those). Whatever the submission brought under ``metadata.finite`` is dropped."""
 
     def preprocess(self, nb, resources):
         info, course = resources["nbgrader"], _course(self)
         assignment = resources.get(ASSIGNMENT) or _assignment(str(course.root), info["assignment"])
         exchange = resources[EXCHANGE] if EXCHANGE in resources else self._exchange(course, info)
         source_text = holds_source_text(nb, assignment)
-        notes = list(exchange.notes) + ([source_text] if source_text else tampering(nb, assignment))
+        notes = list(exchange.notes) + ([source_text] if source_text else
+                                        restore_roles(nb, assignment) + tampering(nb, assignment))
         nb.metadata[KEY] = {"notes": notes, "review": list(exchange.review), "not_run": bool(source_text)}
         restore_unchanged(nb, assignment, info)
         return nb, resources

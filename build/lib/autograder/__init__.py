@@ -1,0 +1,4 @@
+"""Instructor tooling for the Finite course: release, self-check, benchmarks.
+
+Run as ``python -m autograder <command>``; see ``python -m autograder --help``.
+"""

@@ -1,0 +1,102 @@
+"""Self-check: the solutions, the blank release and every case, graded by the pipeline that
+grades students (``grade_batch``: sandbox, reference run, judge), each compared with what it
+must score."""
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+from autograder.grading.batch import grade_batch, released_notebook, worker_pool
+from autograder.cases import build_submission, load_cases, student_id
+from autograder.course import answer_cells, graded_tests
+from autograder.lint import lint_notebook
+from autograder.statuses import Status
+from autograder.sandbox.limits import Limits
+
+
+def write_submissions(course, assignment_id, cases, folder) -> None:
+    """``<student>/<ID>/<ID>.ipynb`` under ``folder`` for each ``{student: case}``."""
+    release_nb = released_notebook(course, assignment_id)
+    solutions = answer_cells(course.source_notebook(assignment_id))
+    for student, case in cases.items():
+        path = Path(folder) / student / assignment_id / f"{assignment_id}.ipynb"
+        path.parent.mkdir(parents=True)
+        nbformat.write(build_submission(release_nb, solutions, case), path)
+
+
+def check_course(course, ids, workers: int, out, limits: Limits = Limits()) -> int:
+    """:func:`check_assignment` for each of ``ids``, on one pool of ``workers``; the total."""
+    with worker_pool(workers) as pool:
+        return sum(check_assignment(course, assignment_id, workers, out, limits, pool) for assignment_id in ids)
+
+
+def check_assignment(course, assignment_id: str, workers: int, out, limits: Limits = Limits(), pool=None) -> int:
+    """Lint the hidden regions, then grade every case of one assignment (on ``pool`` when given);
+    print a row per finding and per case; return the number of findings and mismatches."""
+    source_nb = course.source_notebook(assignment_id)
+    findings = lint_notebook(assignment_id, source_nb)
+    for finding in findings:
+        print(f"  LINT {finding}", file=out)
+    if findings:
+        print(f"{assignment_id}: {len(findings)} hidden-test lint finding(s): a hidden region holds inputs and "
+              "observations only (AUTHORING.md); not graded until they are fixed", file=out)
+        return len(findings)
+    cases = load_cases(course, assignment_id, answer_cells(source_nb))
+    with tempfile.TemporaryDirectory(prefix="finite-check-") as workdir:
+        write_submissions(course, assignment_id, {student_id(c): c for c in cases}, Path(workdir) / "submitted")
+        results = grade_batch(course, Path(workdir) / "submitted", assignment_id, Path(workdir) / "out",
+                              workers, limits, progress=False, regrade=True,
+                              record_grades=False, pool=pool).results
+    return report(assignment_id, cases, graded_tests(source_nb), {r.student: r for r in results}, out)
+
+
+def report(assignment_id, cases, tests, results, out) -> int:
+    """Print one row per case: what it must score, what it scored, and whether they agree; then
+    the share of a learner's wrong answers (the generic attacks aside) that a visible test alone
+    catches. Returns the number of mismatches."""
+    total = sum(tests.values())
+    width = max(len(c.name) for c in cases)
+    want_width = max(len(describe_expectation(c, total)) for c in cases)
+    print(f"\n{assignment_id}  ({len(cases)} submissions, {total:g} points)", file=out)
+    mismatches = 0
+    for case in cases:
+        result = results[student_id(case)]
+        expected = case.expected(tests)
+        wrong = {t: (result.scores.get(t, 0.0), expected[t]) for t in tests
+                 if expected[t] is not None and result.scores.get(t, 0.0) != expected[t]}
+        if case.partial and not 0 < result.scores.get(case.partial, 0.0) < tests[case.partial]:
+            wrong[case.partial] = (result.scores.get(case.partial, 0.0), "some")
+        detail = f"{result.score:g}/{total:g}"
+        if case.failing or case.partial:
+            detail += f"  {case.failing or case.partial}={result.scores.get(case.failing or case.partial, 0):g}"
+        if wrong:
+            detail += "  unexpected: " + ", ".join(f"{t} got {g:g} want {w if isinstance(w, str) else f'{w:g}'} "
+                                                   f"({result.errors.get(t, '')[:120]})" for t, (g, w) in wrong.items())
+        if case.failing and result.judged.get(case.failing, 0.0) >= 1.0:
+            detail += f"  {case.failing} fails only in the kernel: its observations match the solution's"
+            wrong = wrong or {"judge": None}
+        if result.status != Status.GRADED:
+            detail += f"  status {result.status}: {'; '.join(result.notes)[:200]}"
+            wrong = wrong or {"status": None}
+        verdict = "ok" if not wrong else "MISMATCH"
+        mismatches += verdict != "ok"
+        print(f"  {case.name:<{width}}  want {describe_expectation(case, total):<{want_width}}  "
+              f"got {detail:<24} {verdict}", file=out)
+    wrongs = [c for c in cases if c.failing and not c.attack]
+    if wrongs:
+        caught = sum(c.failing in results[student_id(c)].caught_by_visible for c in wrongs)
+        print(f"  visible tests alone catch {caught} of {len(wrongs)} wrong answers "
+              f"({100 * caught / len(wrongs):.0f} %; aim >= 60 %)", file=out)
+    return mismatches
+
+
+def describe_expectation(case, total) -> str:
+    if case.blank:
+        return "0 (runs to the end)"
+    if case.attack:
+        return f"{case.failing}=0"
+    if case.failing:
+        return f"{case.failing}=0, rest full"
+    if case.partial:
+        return f"{case.partial} part, rest full"
+    return f"{total:g}/{total:g}"

@@ -1,0 +1,173 @@
+"""Admit a submission (trusted side): read it, note tampering, restore locked cells."""
+import copy
+import logging
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import nbformat
+from nbgrader import utils
+from nbgrader.api import MissingEntry
+from nbgrader.converters import Autograde
+from traitlets.config.loader import PyFileConfigLoader
+from traitlets.utils.importstring import import_item
+
+from autograder.grading.gradebook import quiet_gradebook
+from autograder.exchange.records import ExchangeNotes
+from autograder.grading.steps import ASSIGNMENT, EXCHANGE, KEY
+from autograder.source_text import MARKER, json_strings, quoted
+from autograder.statuses import Status
+
+# The batch reports tampering itself (:func:`tampering`, in the notes); nbgrader's log lines about
+# the same cells would only interrupt its progress bar.
+QUIET = logging.getLogger("finite.sanitize")
+QUIET.setLevel(logging.ERROR)
+STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits names on "+"
+
+
+def restore_roles(nb, assignment) -> list:
+    """Give every cell the role the release gave it (its nbgrader metadata: answer, test, locked),
+    whatever the submission's own metadata says; notes on what was restored. A cell is the
+    release's by its cell id; failing that (a notebook rebuilt, its original deleted), the first
+    cell claiming a grade id the release has and no cell holds. Any other cell claiming to be
+    nbgrader's (a copy made in JupyterLab, a cell pasted from another notebook) is the learner's own
+    code, graded as an added cell."""
+    roles = assignment.cell_roles
+    by_grade = {meta.get("grade_id"): cell_id for cell_id, meta in roles.items()}
+    placed = {cell.get("id") for cell in nb.cells if cell.get("id") in roles}
+    notes = []
+    for index, cell in enumerate(nb.cells):
+        mine = cell.get("metadata", {}).get("nbgrader")
+        claimed = mine.get("grade_id") if isinstance(mine, dict) else None
+        cell_id = cell.get("id") if cell.get("id") in roles else None
+        if cell_id is None and by_grade.get(claimed) not in (None, *placed):
+            cell_id = by_grade[claimed]
+            placed.add(cell_id)
+            notes.append(f"cell {index + 1} was graded as {claimed}, whose released cell is gone")
+        if cell_id is not None:
+            if mine != roles[cell_id]:
+                notes.append(f"the nbgrader metadata of {roles[cell_id].get('grade_id')} (cell {index + 1}) was "
+                             "changed; the release's restored")
+                cell.setdefault("metadata", {})["nbgrader"] = copy.deepcopy(roles[cell_id])
+        elif mine is not None:
+            del cell.metadata["nbgrader"]
+            notes.append(f"cell {index + 1} copies {claimed or 'an nbgrader cell'}: it is graded as your own code, "
+                         "the original as the answer")
+    return notes
+
+
+def tampering(nb, assignment):
+    """Notes on locked cells the learner changed, deleted or retyped (all restored before grading)."""
+    notes, seen = [], set()
+    for cell in nb.cells:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        original = assignment.release.get(grade_id)
+        if original is None:
+            continue
+        seen.add(grade_id)
+        if cell.cell_type != original.cell_type:
+            notes.append(f"locked cell {grade_id} was changed from {original.cell_type} to {cell.cell_type}; restored")
+        elif utils.compute_checksum(cell) != utils.compute_checksum(original):
+            notes.append(f"locked cell {grade_id} was modified (checksum changed); restored")
+    for grade_id in assignment.release:
+        if grade_id not in seen:
+            notes.append(f"locked cell {grade_id} was deleted; restored")
+    return notes
+
+
+def restore_unchanged(nb, assignment, info: dict) -> None:
+    """Give each locked cell the learner left as released its gradebook source (hidden tests
+    included) now, as nbgrader's ``OverwriteCells`` would next: it then warns only about cells
+    the learner really changed. ``info``: nbgrader's resources (notebook, assignment, db_url)."""
+    unchanged = [cell for cell in nb.cells if _unchanged(cell, assignment)]
+    if not unchanged:
+        return
+    with quiet_gradebook(info["db_url"]) as gradebook:
+        for cell in unchanged:
+            try:
+                stored = gradebook.find_source_cell(cell.metadata.nbgrader["grade_id"], info["notebook"],
+                                                    info["assignment"])
+            except MissingEntry:
+                continue
+            cell.source = stored.source
+
+
+def _unchanged(cell, assignment) -> bool:
+    original = assignment.release.get(cell.get("metadata", {}).get("nbgrader", {}).get("grade_id"))
+    return original is not None and cell.cell_type == original.cell_type and \
+        utils.compute_checksum(cell) == utils.compute_checksum(original)
+
+
+@lru_cache(maxsize=None)
+def course_config(root: str):
+    """The course's nbgrader configuration (``nbgrader_config.py``), read once per process."""
+    return PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
+
+
+def sanitize(course, nb, assignment, student: str, exchange: ExchangeNotes = ExchangeNotes()):
+    """The course's configured ``Autograde.sanitize_preprocessors`` (``nbgrader_config.py``), as
+    ``nbgrader autograde`` runs them: what collect said (``exchange``) and tampering noted, locked
+    cells restored from the gradebook ``assignment.db_url``. Returns (notebook, notes)."""
+    config = course_config(str(course.root))
+    resources = {"nbgrader": {"notebook": assignment.assignment_id, "assignment": assignment.assignment_id,
+                              "student": student, "db_url": assignment.db_url}, ASSIGNMENT: assignment,
+                 EXCHANGE: exchange}
+    for preprocessor in Autograde(config=config).sanitize_preprocessors:
+        preprocessor = import_item(preprocessor) if isinstance(preprocessor, str) else preprocessor
+        nb, resources = preprocessor(config=config, log=QUIET).preprocess(nb, resources)
+    return nb, nb.metadata.get(KEY, {}).get("notes", [])
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """What admitting one submission gave: a restored notebook to run (``status`` GRADED), or the
+    status it ends with here (missing, unreadable, invalid id, refused: no notebook; review: the
+    notebook as submitted, never run)."""
+
+    status: Status
+    notes: list
+    nb: object = None  # NotebookNode, restored and ready to run
+
+
+def holds_source_text(nb, assignment) -> str:
+    """Why a submission holds text only the instructor's source has (a solution or hidden-test
+    marker, or lines of this assignment's hidden tests), in one line; "" when it does not. Such a
+    notebook came from the instructor's files, not from the release: a person grades it."""
+    text = "\n".join(json_strings(nb))
+    if MARKER.search(text):
+        return "holds source text: a solution or hidden-test marker, which only the instructor's notebook has"
+    hits = quoted(text, assignment.hidden_lines)
+    if hits:
+        return f"holds source text: {len(hits)} lines of the hidden tests, which only the instructor's notebook has"
+    return ""
+
+
+def admit(course, submission, assignment) -> Admitted:
+    """Read, check and restore one submission (a ``batch.Submission``) before it runs (trusted
+    side); where the notebook was found, or why it was refused, and what collect said, start its
+    notes."""
+    first = [submission.note] if submission.note else []
+    said = first + list(submission.exchange.notes)
+    if submission.refused:
+        return Admitted(Status.REFUSED, said)
+    if not STUDENT_ID.fullmatch(submission.student):
+        return Admitted(Status.INVALID_ID, [f"the folder name {submission.student!r} is not a valid nbgrader student "
+                                            "id (letters, digits and . _ - @ only); rename it and grade again"])
+    if submission.path is None or not Path(submission.path).is_file():
+        return Admitted(Status.MISSING, [f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb "
+                                         "was found"])
+    try:
+        invalid = {}  # nbformat.reads checks the schema and only logs what it finds: raised here
+        nb = nbformat.reads(Path(submission.path).read_text(encoding="utf-8"), as_version=4,
+                            capture_validation_error=invalid)
+        if invalid:
+            raise invalid["ValidationError"]
+        source_text = holds_source_text(nb, assignment)
+        if source_text:
+            return Admitted(Status.REVIEW, said + [source_text], nb)
+        nb, notes = sanitize(course, nb, assignment, submission.student, submission.exchange)
+    except Exception as error:
+        why = str(error).strip().splitlines()[0][:200] if str(error).strip() else type(error).__name__
+        return Admitted(Status.UNREADABLE, said + [f"not a readable notebook: {why}"])
+    return Admitted(Status.GRADED, first + notes, nb)

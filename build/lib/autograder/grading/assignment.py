@@ -1,0 +1,167 @@
+"""What the trusted side knows about an assignment, and its reference observations.
+
+Everything here comes from the course's own files (the source notebook, the release nbgrader
+generated, the header): nothing from a submission. The reference observations are what the
+hidden tests observed on the instructor's solutions, run once in the same sandbox as students;
+they live in a git-ignored cache in the course (``.finite/reference/``), never released and never
+bound into a sandbox.
+"""
+import builtins
+import hashlib
+import json
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+import torch
+from nbgrader import __version__ as nbgrader_version
+
+import autograder
+from autograder.course import CourseError, graded_tests, hidden_regions, read_notebook
+from autograder.grading.disclosure import SecretFilter, assertion_templates
+from autograder.grading.judge import MalformedObservation, Observation, observations
+from autograder.sandbox.bubblewrap import fplab_dir
+from autograder.source_text import checked_lines
+
+CACHE = ".finite"  # course-level, git-ignored
+
+
+@dataclass
+class Assignment:
+    """Everything trusted the grader knows about one assignment."""
+
+    assignment_id: str
+    release: dict  # {grade_id: release cell} for locked cells, to detect tampering
+    tests: dict  # {test grade_id: points}
+    secrets: SecretFilter  # recognises hidden tests and solutions in text shown as feedback
+    templates: dict = field(default_factory=dict)  # {test grade_id: regexes of visible assert messages}
+    rules: dict = field(default_factory=dict)  # {test grade_id: (answer grade_id, [allowed names])}
+    released_code: frozenset = frozenset()  # sources of the release's code cells (unchanged = not the learner's)
+    reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
+    db_url: str = ""  # the gradebook nbgrader's OverwriteCells restores locked cells from
+    hidden_lines: tuple = ()  # hidden-test lines worth checking (source_text.checked_lines): no submission holds them
+    cell_roles: dict = field(default_factory=dict)  # {cell id: nbgrader metadata} of the release's nbgrader cells
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(self.tests.values()))
+
+    @cached_property
+    def public_names(self) -> frozenset:
+        """The exception class names feedback may show: builtins and the words of the release's code
+        (any other name was chosen by the learner's code and may encode what it saw)."""
+        words = {w for source in self.released_code for w in re.findall(r"[A-Za-z_][A-Za-z0-9_]*", source)}
+        return frozenset(name for name in dir(builtins) if isinstance(getattr(builtins, name), type)) | words
+
+
+def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "") -> Assignment:
+    """The :class:`Assignment` (without its reference) from the source notebook and the release
+    (``release_nb``, else the course's ``release/ID/ID.ipynb``)."""
+    source_nb = course.source_notebook(assignment_id)
+    if release_nb is None:
+        release_nb = read_notebook(course.release / assignment_id / f"{assignment_id}.ipynb")
+    tests = graded_tests(source_nb)
+    if not tests:
+        raise CourseError(f"{assignment_id}: the source notebook has no graded test cells")
+    locked = {c.metadata["nbgrader"]["grade_id"]: c for c in release_nb.cells
+              if c.metadata.get("nbgrader", {}).get("locked")}
+    header_nb = read_notebook(course.source / "header.ipynb")
+    secrets = [region for cell in source_nb.cells for region in hidden_regions(cell.source)]
+    public = [cell.source for nb in (release_nb, header_nb) for cell in nb.cells]
+    rules = {}
+    for cell in source_nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        allow = cell.metadata.get("finite", {}).get("allow")
+        if meta.get("solution") and allow is not None and f"test_{meta['grade_id']}" in tests:
+            rules[f"test_{meta['grade_id']}"] = (meta["grade_id"], [str(name) for name in allow])
+    hidden_tests = [region for cell in source_nb.cells for region in hidden_regions(cell.source, solutions=False)]
+    return Assignment(
+        assignment_id, locked, tests, SecretFilter(secrets, public),
+        templates={g: assertion_templates(c.source) for g, c in locked.items() if g in tests},
+        rules=rules, released_code=frozenset(c.source for c in release_nb.cells if c.cell_type == "code"),
+        db_url=db_url, hidden_lines=tuple(checked_lines(hidden_tests, "\n".join(public))),
+        cell_roles={c.id: c.metadata["nbgrader"] for c in release_nb.cells if "nbgrader" in c.metadata and "id" in c},
+    )
+
+
+def solved_notebook(course, assignment_id: str):
+    """The notebook the reference run executes: the header, then the source notebook as the
+    instructor wrote it (solutions and hidden tests), outputs cleared."""
+    nb = course.source_notebook(assignment_id)
+    nb.cells = read_notebook(course.source / "header.ipynb").cells + nb.cells
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    return nb
+
+
+def fingerprint(course, assignment_id: str, limits) -> str:
+    """A hash of everything a grade depends on besides the submission: the source and release
+    notebooks and the header, the course config, the learner-side package the kernel imports, the
+    grader's own code and templates, the limits and the versions."""
+    digest = hashlib.sha256()
+    code = [path for package in (fplab_dir(), Path(autograder.__file__).parent)
+            for path in sorted(package.rglob("*")) if path.suffix in (".py", ".j2")]
+    files = [course.source_path(assignment_id), course.release / assignment_id / f"{assignment_id}.ipynb",
+             course.source / "header.ipynb", course.root / "nbgrader_config.py", *code]
+    for path in files:
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(repr((limits, torch.__version__, nbgrader_version, sys.version)).encode())
+    return digest.hexdigest()
+
+
+def reference_path(course, assignment_id: str, stamp: str) -> Path:
+    return course.root / CACHE / "reference" / f"{assignment_id}-{stamp[:16]}.json"
+
+
+def generated_path(course, assignment_id: str, stamp: str) -> Path:
+    """Where the course keeps nbgrader's generation of the assignment for ``stamp``."""
+    return course.root / CACHE / "generated" / f"{assignment_id}-{stamp[:16]}"
+
+
+def stored_reference(path: Path) -> dict | None:
+    """The cached reference observations at ``path``, or None."""
+    try:
+        data = json.loads(path.read_text())
+        return {k: [Observation(**o) for o in v] for k, v in data.items()}
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def reference_observations(assignment, run) -> dict:
+    """{test grade_id: [Observation]} from the solved notebook's :class:`SandboxRun`. Raises
+    CourseError naming the cell when a test fails on the solutions or observes nothing."""
+    from autograder.grading.score import kernel_passed
+
+    nb = run.notebook()
+    found = {}
+    for index, cell in enumerate(nb.cells):
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id not in assignment.tests:
+            continue
+        where = f"{assignment.assignment_id}: {grade_id} on the solutions (the reference run)"
+        if index not in run.ran:
+            raise CourseError(f"{where} did not run ({run.outcome})")
+        if not kernel_passed(cell):
+            error = next((f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"),
+                         "it wrote to stderr")
+            raise CourseError(f"{where} failed: {error.strip().splitlines()[-1][:300]}")
+        try:
+            found[grade_id] = observations(cell)
+        except MalformedObservation as error:
+            raise CourseError(f"{where}: {error}") from None
+        if not found[grade_id]:
+            raise CourseError(f"{where} observes nothing: hidden tests must call fplab.observe")
+    missing = [g for g in assignment.tests if g not in found]
+    if missing:
+        raise CourseError(f"{assignment.assignment_id}: {missing[0]} is not in the solved notebook")
+    return found
+
+
+def save_reference(path: Path, reference: dict) -> None:
+    from autograder.grading.files import write_atomic
+
+    write_atomic(path, json.dumps({k: [asdict(o) for o in v] for k, v in reference.items()}))

@@ -1,0 +1,138 @@
+"""nbgrader integration: record autograded scores in the course's gradebook (so the formgrader,
+manual grading and ``nbgrader export`` see them) and stage feedback pages where nbgrader's
+``release_feedback`` finds them. Only the trusted process writes, one student at a time."""
+import shutil
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+
+from nbgrader.api import Gradebook, MissingEntry
+from nbgrader.utils import parse_utc
+from sqlalchemy.exc import SAWarning, SQLAlchemyError
+
+from autograder.course import CourseError
+
+
+@contextmanager
+def quiet_gradebook(db_url: str, course_id: str | None = None):
+    """nbgrader's Gradebook at ``db_url``, without the SQLAlchemy warnings its own session use
+    raises (objects not in the session: noise); CourseError if unusable."""
+    try:
+        with warnings.catch_warnings(), Gradebook(db_url, **({"course_id": course_id} if course_id else {})) as gradebook:
+            warnings.simplefilter("ignore", SAWarning)
+            yield gradebook
+    except SQLAlchemyError as error:
+        raise CourseError(f"the gradebook {db_url} cannot be written: {str(error).splitlines()[0][:200]}") from None
+
+
+def course_gradebook(course):
+    """The course's gradebook (``gradebook.db`` at the course root)."""
+    return quiet_gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course.course_id)
+
+
+def register_assignment(gradebook, generated, assignment_id: str) -> None:
+    """Copy the assignment's notebook and graded cells from the gradebook nbgrader generated."""
+    with Gradebook(generated, course_id=gradebook.course_id) as source:
+        master = source.find_assignment(assignment_id)
+        gradebook.update_or_create_assignment(assignment_id)
+        for notebook in master.notebooks:
+            gradebook.update_or_create_notebook(notebook.name, assignment_id)
+            for cell in notebook.grade_cells:
+                gradebook.update_or_create_grade_cell(cell.name, notebook.name, assignment_id,
+                                                      max_score=cell.max_score, cell_type=cell.cell_type)
+            for cell in notebook.solution_cells:
+                gradebook.update_or_create_solution_cell(cell.name, notebook.name, assignment_id)
+            for cell in notebook.source_cells:
+                gradebook.update_or_create_source_cell(cell.name, notebook.name, assignment_id, source=cell.source,
+                                                       cell_type=cell.cell_type, locked=cell.locked,
+                                                       checksum=cell.checksum)
+
+
+def record_scores(gradebook, result, notebook: str, flags: dict) -> None:
+    """Write one student's judged scores as nbgrader's ``SaveAutoGrades`` would: ``auto_score``
+    only, so a score set by hand in the Formgrader survives; a cell is flagged
+    ``needs_manual_grade`` when it has a manual score or a reason in ``flags`` ({test: why}).
+    All of them, or (on any failure) none."""
+    assignment_id, student = result.assignment, result.student
+    gradebook.update_or_create_student(student)
+    timestamp = parse_utc(result.submitted_at) if result.submitted_at else None
+    try:
+        submission = gradebook.find_submission(assignment_id, student)
+        if timestamp:
+            submission.timestamp = timestamp
+        created = False
+    except MissingEntry:
+        gradebook.add_submission(assignment_id, student, timestamp=timestamp)
+        created = True
+    try:
+        for test, points in result.scores.items():
+            grade = gradebook.find_grade(test, notebook, assignment_id, student)
+            grade.auto_score = points
+            grade.needs_manual_grade = grade.manual_score is not None or test in flags
+        gradebook.db.commit()
+    except BaseException:
+        gradebook.db.rollback()
+        if created:
+            gradebook.remove_submission(assignment_id, student)
+        raise
+
+
+def final_grades(gradebook, result, notebook: str, answer_of) -> dict | None:
+    """The final grades nbgrader holds for ``result``'s student, or None when it holds none:
+    ``scores`` (the gradebook's own ``score``: a manual score overrides the automatic one),
+    ``comments`` (the instructor's comment on each test's answer cell, ``answer_of(test)``) and
+    ``manual`` (the tests scored by hand)."""
+    scores, comments, manual = {}, {}, set()
+    try:
+        for test in result.scores:
+            grade = gradebook.find_grade(test, notebook, result.assignment, result.student)
+            scores[test] = float(grade.score)
+            if grade.manual_score is not None:
+                manual.add(test)
+    except MissingEntry:
+        return None
+    for test in scores:
+        try:
+            text = gradebook.find_comment(answer_of(test), notebook, result.assignment, result.student).manual_comment
+        except MissingEntry:
+            continue
+        if text and text.strip():
+            comments[test] = text.strip()
+    return {"scores": scores, "comments": comments, "manual": frozenset(manual)}
+
+
+def submission_timestamp(path) -> str:
+    """The time nbgrader's exchange recorded at submit (``timestamp.txt`` beside the notebook), or ""
+    when there is none, it is a link (never followed), or it is not a date."""
+    stamp = Path(path).parent / "timestamp.txt" if path else None
+    if not stamp or stamp.is_symlink() or not stamp.is_file():
+        return ""
+    text = stamp.read_text(errors="replace").strip()[:64]
+    try:
+        parse_utc(text)
+    except (ValueError, OverflowError, TypeError):
+        return ""
+    return text
+
+
+EXCHANGE_FILES = ("timestamp.txt", "submission_secret.txt")  # what nbgrader's exchange leaves beside a submission
+
+
+def copy_exchange_files(submitted_folder, folder) -> bool:
+    """Copy what nbgrader's exchange left beside a submission (both files, plain files only) into
+    ``folder``, where nbgrader's own steps look for them; False when they are not both there."""
+    sources = [Path(submitted_folder) / name for name in EXCHANGE_FILES] if submitted_folder else []
+    if not sources or not all(s.is_file() and not s.is_symlink() for s in sources):
+        return False
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for source in sources:
+        shutil.copyfile(source, Path(folder) / source.name)
+    return True
+
+
+def stage_feedback(course, path, student: str, assignment_id: str, page) -> None:
+    """Put a student's feedback page where ``nbgrader release_feedback`` looks for it, when the
+    submission came through nbgrader's exchange (it has the submission secret)."""
+    folder = course.root / "feedback" / student / assignment_id
+    if copy_exchange_files(Path(path).parent if path else None, folder):
+        shutil.copyfile(page, folder / f"{assignment_id}.html")

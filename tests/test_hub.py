@@ -1,0 +1,348 @@
+"""A class on JupyterHub (README, "A class on JupyterHub"), with real accounts and a real browser.
+
+hub/setup.py starts a JupyterHub on a free port in a temporary base folder: PAM logins, students'
+servers from the learners' venv (built from the kit, cached by learner_env), each in a capped
+cgroup, and the course's Formgrader as the hub service `finite`, run by a grader account that owns
+the course. The grader releases through the Formgrader; alice, bob and carol log in through the
+hub's login page in Chromium, fetch and submit through the Assignments tab's handlers; carol's
+endless loop and allocation past her cap kill her kernel only; the grader collects through the
+Formgrader, whose Autograde (not root) refuses to grade uncapped; root grades (`hub/setup.py grade`)
+and the Formgrader shows the judged scores. Screenshots in artifacts/hub/.
+"""
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from autograder.course import Course
+from conftest import ROOT, run_cli
+from learner_env import learner_venv, pip, system_python
+from test_term import ID, JUDGED, WORK, fill
+
+sys.path.insert(0, str(ROOT / "hub"))
+import setup as hub_setup  # noqa: E402  (hub/setup.py)
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARTIFACTS = ROOT / "artifacts" / "hub"
+PASSWORD = "Finite-hub-test-1"
+MEMORY_MB, CPUS = 1024, 1.0  # each student's server, here (the defaults are 2048 MB and 1 core)
+pytestmark = pytest.mark.slow
+
+
+def why_not_here() -> str:
+    if os.geteuid() != 0:
+        return "needs root: it creates OS accounts and starts a JupyterHub that logs them in with PAM"
+    missing = [t for t in ("useradd", "userdel", "chpasswd", "groupadd", "npm", "bwrap") if shutil.which(t) is None]
+    if missing:
+        return f"needs {', '.join(missing)} (npm: the hub's configurable-http-proxy; bwrap: grading)"
+    if not Path("/etc/pam.d/login").is_file():
+        return "no PAM service `login` (/etc/pam.d/login): the hub logs accounts in with it"
+    if CHROMIUM is None:
+        return "chromium is not installed; `make test` installs it"
+    return system_python()
+
+
+def free_ports() -> int:
+    """A port p with p, p+1, p+2 and p+10 free (the hub, its API, the proxy's API, the service)."""
+    for _ in range(50):
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        if port < 65000 and not any(hub_setup.port_in_use("127.0.0.1", port + k) for k in (0, 1, 2, 10)):
+            return port
+    raise RuntimeError("no free ports")
+
+
+def instructor_env() -> tuple:
+    """(instructor venv, proxy command), built by hub/setup.py once per pyproject.toml and kept (as
+    learner_env keeps the learners'); the course's package reinstalled on every call."""
+    folder = Path(os.environ.get("FINITE_TEST_VENVS", "/opt/finite-test"))
+    folder.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()[:12]
+    with open(folder / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        prefix = folder / f"hub-{key}"
+        fresh = not (prefix / "instructor" / ".installed").is_file()
+        prefix.mkdir(exist_ok=True)
+        prefix.chmod(0o755)
+        venv = hub_setup.instructor_venv(prefix)
+        if not fresh:
+            pip(venv, "--no-deps", "--force-reinstall", ROOT)
+            subprocess.run(["chmod", "-R", "a+rX", venv], check=True)
+        proxy = hub_setup.proxy(folder / f"hub-proxy-{hub_setup.PROXY_VERSION}")
+    return venv, proxy
+
+
+def useradd(name: str, home_root: Path, password: str = "") -> None:
+    subprocess.run(["useradd", "--create-home", "--home-dir", home_root / name, "-K", "HOME_MODE=0700",
+                    "--shell", "/bin/bash", name], check=True, capture_output=True)
+    if password:
+        subprocess.run(["chpasswd"], input=f"{name}:{password}\n", text=True, check=True, capture_output=True)
+
+
+class Hub:
+    def __init__(self, base: Path):
+        self.base = base
+        self.suffix = base.name.rsplit("-", 1)[-1][:5].lower().replace("_", "x")
+        self.accounts, self.groups = [], []
+        self.hub = base / "hub"
+        self.course = base / "course"
+        self.exchange = base / "exchange"
+        self.port = 0
+
+    def name(self, who: str) -> str:
+        return f"{who}-{self.suffix}"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def setup(self, *args) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, ROOT / "hub" / "setup.py", "--base", self.hub, *map(str, args)],
+                              capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def hub():
+    """A running hub: its course (02 only), grader `grader-X`, teacher `teach-X`, students from a roster."""
+    base = Path(tempfile.mkdtemp(prefix="finite-hub-"))
+    base.chmod(0o755)
+    state = Hub(base)
+    existing = {g for g in ("nbgrader-finite", "formgrade-finite") if hub_setup.group_exists(g)}
+    try:
+        done = run_cli("kit", str(base / "kit"), timeout=600)
+        assert done.returncode == 0, done.stderr
+        learner = learner_venv(base / "kit")
+        instructor, proxy = instructor_env()
+        Course(ROOT).copy_to(state.course, [ID])
+        (base / "home").mkdir(mode=0o755)
+        state.accounts += [state.name("grader"), state.name("teach")]
+        useradd(state.name("teach"), base / "home", PASSWORD)
+        state.port = free_ports()
+        started = state.setup("start", "--port", state.port, "--memory-mb", MEMORY_MB, "--cpus", CPUS,
+                              "--learner-venv", learner, "--instructor-venv", instructor, "--proxy", proxy,
+                              "--exchange", state.exchange, "--course", state.course, "--grader",
+                              state.name("grader"), "--graders", state.name("teach"), "--home-root", base / "home")
+        state.groups = [g for g in ("nbgrader-finite", "formgrade-finite") if g not in existing]
+        assert started.returncode == 0, started.stdout + started.stderr
+        assert started.stdout.startswith(f"JupyterHub is running at {state.url}/"), started.stdout
+        yield state
+    finally:
+        state.setup("stop")
+        for name in state.accounts:
+            subprocess.run(["pkill", "-KILL", "-u", name], capture_output=True)
+            subprocess.run(["userdel", "--remove", "--force", name], capture_output=True)
+        for group in state.groups:
+            subprocess.run(["groupdel", group], capture_output=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+# JavaScript run in a logged-in page: a request with the page's cookies and its _xsrf token, and one
+# cell run on a kernel through the server's websocket (what JupyterLab does), timed.
+REQUEST = """async ([method, url, form]) => {
+  const xsrf = (document.cookie.match(/_xsrf=([^;]+)/) || [])[1] || "";
+  const body = form ? new URLSearchParams(form) : undefined;
+  const r = await fetch(url, {method, body, headers: {"X-XSRFToken": decodeURIComponent(xsrf)}});
+  return {status: r.status, text: await r.text()};
+}"""
+RUN_CELL = """async ([base, kernel, code, timeout]) => {
+  const ws = new WebSocket(base.replace(/^http/, "ws") + "api/kernels/" + kernel + "/channels");
+  await new Promise((ok, no) => { ws.onopen = ok; ws.onerror = no; });
+  const id = Math.random().toString(36).slice(2);
+  const started = performance.now();
+  const out = [];
+  const result = await new Promise(done => {
+    const timer = setTimeout(() => done("timeout"), timeout);
+    ws.onclose = () => done("closed");
+    ws.onmessage = event => {
+      const msg = JSON.parse(event.data);
+      if (msg.msg_type === "status" && ["restarting", "dead"].includes(msg.content.execution_state)) {
+        clearTimeout(timer); done("died"); }
+      if (msg.parent_header.msg_id !== id) return;
+      if (msg.msg_type === "stream") out.push(msg.content.text);
+      if (msg.msg_type === "error") out.push(msg.content.ename + ": " + msg.content.evalue);
+      if (msg.msg_type === "execute_reply") { clearTimeout(timer); done(msg.content.status); }
+    };
+    ws.send(JSON.stringify({channel: "shell", header: {msg_id: id, msg_type: "execute_request", session: id,
+      username: "", version: "5.3", date: new Date().toISOString()}, parent_header: {}, metadata: {},
+      content: {code, silent: false, store_history: false, user_expressions: {}, allow_stdin: false}}));
+  });
+  ws.close();
+  return {result, ms: performance.now() - started, out: out.join("")};
+}"""
+
+
+def login(browser, hub, who: str, shot: str):
+    """A page logged in as ``who`` through the hub's login page (PAM), on the page the hub lands on."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(f"{hub.url}/hub/login", wait_until="domcontentloaded")
+    page.fill("#username_input", hub.name(who))
+    page.fill("#password_input", PASSWORD)
+    page.click("#login_submit")
+    return page
+
+
+def shoot(page, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def request(page, method: str, url: str, form=None) -> dict:
+    return page.evaluate(REQUEST, [method, url, form])
+
+
+def cell(page, base: str, kernel: str, code: str, timeout_ms: int = 60_000) -> dict:
+    return page.evaluate(RUN_CELL, [base, kernel, code, timeout_ms])
+
+
+def cgroup_oom_kills(hub, who: str) -> int:
+    version, folders = hub_setup_caps().cgroup_folders(f"{hub.hub.name}-{hub.name(who)}")
+    events = folders[0] / ("memory.events" if version == 2 else "memory.oom_control")
+    return int(next(line.split()[1] for line in events.read_text().splitlines() if line.startswith("oom_kill ")))
+
+
+def hub_setup_caps():
+    import finite_hub  # hub/finite_hub.py (needs jupyterhub: in the course's pins)
+
+    return finite_hub
+
+
+SPIN = ("import subprocess, sys\n"
+        "spinners = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(4)]\n"
+        "print(len(spinners), 'spinners')")
+HOG = "hog = []\nwhile True:\n    hog.append(b'x' * 2**26)"
+WORKLOAD = "sum(i * i for i in range(2_000_000))"
+
+
+@pytest.mark.skipif(bool(why_not_here()), reason=why_not_here() or "runs here")
+def test_a_class_on_jupyterhub(hub, browser):
+    course_url = f"{hub.url}/services/finite/formgrader"
+    name = {who: hub.name(who) for who in WORK}
+
+    # make hub again: it is running, nothing changes; another base on the same port: one line naming it.
+    again = hub.setup("start", "--port", hub.port)
+    assert again.returncode == 0 and "nothing changed" in again.stdout, again.stdout + again.stderr
+    clash = subprocess.run([sys.executable, ROOT / "hub" / "setup.py", "--base", hub.base / "other", "start",
+                            "--port", str(hub.port)], capture_output=True, text=True)
+    assert clash.returncode == 1 and clash.stderr.strip() == (
+        f"port {hub.port} on 127.0.0.1 is in use: pick another with --port (make hub HUB_PORT=...); the hub "
+        f"takes {hub.port} to {hub.port + 2} and {hub.port + 10}"), clash.stderr
+
+    # Students from a roster (one invalid name: one line naming it, the others created), passwords set.
+    roster = hub.base / "roster.csv"
+    roster.write_text("id,first_name\n" + "".join(f"{n},{w}\n" for w, n in name.items()) + "Bad Name,x\n")
+    hub.accounts += list(name.values())
+    made = hub.setup("users", roster, "--home-root", hub.base / "home")
+    assert made.returncode == 1 and "3 account(s) created" in made.stdout, made.stdout + made.stderr
+    assert made.stderr.strip().splitlines() == [f"{roster}: 'Bad Name' is not a valid user name (lower-case letters, "
+                                                "digits, _ and -, 32 at most, not starting with a digit or -): not created"]
+    assert "0 account(s) created, 3 already there" in hub.setup("users", roster, "--home-root", hub.base / "home").stdout
+    subprocess.run(["chpasswd"], input="".join(f"{n}:{PASSWORD}\n" for n in name.values()), text=True, check=True)
+    for who in WORK:
+        assert oct((hub.base / "home" / name[who]).stat().st_mode & 0o777) == "0o700"
+    assert oct(hub.course.stat().st_mode & 0o777) == "0o700" and hub.course.owner() == hub.name("grader")
+    assert oct(hub.exchange.stat().st_mode & 0o7777) == "0o1777"
+
+    # The grader: the Formgrader service from the hub's services menu, not blank; release through it.
+    teach = login(browser, hub, "teach", "teach")
+    teach.wait_for_url("**/hub/home", timeout=60_000)
+    teach.click("text=Services")
+    teach.click("a.dropdown-item:has-text('finite')")
+    teach.wait_for_url("**/services/finite/formgrader**", timeout=60_000)
+    teach.wait_for_selector("text=Manage Assignments", timeout=60_000)
+    shoot(teach, "1-formgrader")
+    for action in ("assign", "release"):
+        done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/{action}")
+        assert done["status"] == 200 and json.loads(done["text"])["success"], done
+    assert (hub.exchange / "finite" / "outbound" / ID / f"{ID}.ipynb").is_file()
+
+    # Each student: the login page, their lab, the Assignments tab lists 02 and fetches it; work; submit.
+    pages, lab = {}, {}
+    for who in WORK:
+        page = login(browser, hub, who, who)
+        page.wait_for_url(f"**/user/{name[who]}/lab**", timeout=90_000)
+        page.wait_for_selector(".jp-LabShell", timeout=60_000)
+        lab[who] = f"{hub.url}/user/{name[who]}/"
+        listed = request(page, "GET", f"{lab[who]}assignments?course_id=finite")
+        assert listed["status"] == 200, listed
+        assert [a["assignment_id"] for a in json.loads(listed["text"])["value"]] == [ID], listed
+        fetched = request(page, "POST", f"{lab[who]}assignments/fetch", {"course_id": "finite", "assignment_id": ID})
+        assert json.loads(fetched["text"])["success"], fetched
+        pages[who] = page
+    fetched_nb = {who: hub.base / "home" / name[who] / ID / f"{ID}.ipynb" for who in WORK}
+    mine = Course(hub.course)
+    for who in WORK:
+        fill(fetched_nb[who], who, mine)
+    page = pages["alice"]
+    page.goto(f"{lab['alice']}lab/tree/{ID}/{ID}.ipynb")
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    shoot(page, "2-alice-notebook")
+    for who in WORK:
+        done = request(pages[who], "POST", f"{lab[who]}assignments/submit", {"course_id": "finite", "assignment_id": ID})
+        assert json.loads(done["text"])["success"], done
+
+    # Caps: carol's endless loop (4 busy processes) leaves alice's cell time as it was; carol's
+    # allocation past her cap kills her kernel only.
+    kernels = {}
+    for who in ("alice", "carol"):
+        made = request(pages[who], "POST", f"{lab[who]}api/kernels", None)
+        kernels[who] = json.loads(made["text"])["id"]
+        assert cell(pages[who], lab[who], kernels[who], "1")["result"] == "ok"
+    cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)
+    alone = statistics.median(cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)["ms"] for _ in range(3))
+    spun = cell(pages["carol"], lab["carol"], kernels["carol"], SPIN)
+    assert spun["result"] == "ok", spun
+    time.sleep(2)
+    beside = statistics.median(cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)["ms"] for _ in range(3))
+    hog = cell(pages["carol"], lab["carol"], kernels["carol"], HOG, 120_000)
+    assert hog["result"] in ("died", "closed"), hog
+    assert cgroup_oom_kills(hub, "carol") >= 1
+    after = cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)
+    assert after["result"] == "ok", after
+    assert urllib.request.urlopen(f"{hub.url}/hub/api", timeout=10).status == 200
+    (ARTIFACTS / "caps.json").write_text(json.dumps({"alice_cell_ms_alone": alone, "alice_cell_ms_beside_carol_spinning": beside,
+                                                     "alice_cell_ms_after_carol_killed": after["ms"],
+                                                     "memory_mb": MEMORY_MB, "cpus": CPUS}, indent=1))
+    assert beside < 2 * alone + 200, (alone, beside)
+
+    # The grader collects through the Formgrader; its Autograde, not root, refuses to grade uncapped.
+    done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/collect")
+    assert json.loads(done["text"])["success"], done
+    for who in WORK:
+        assert (hub.course / "submitted" / name[who] / ID / f"{ID}.ipynb").is_file()
+    refused = json.loads(request(teach, "POST", f"{course_url}/api/submission/{ID}/{name['alice']}/autograde")["text"])
+    assert not refused["success"] and "cannot be enforced" in refused["log"] + refused.get("error", ""), refused
+
+    # Root grades, capped (README), and the Formgrader shows the judged scores.
+    graded = hub.setup("grade", ID, "--workers", "2")
+    assert graded.returncode == 0, graded.stdout + graded.stderr
+    assert hub.course.owner() == hub.name("grader") and (hub.course / "gradebook.db").owner() == hub.name("grader")
+    submissions = json.loads(request(teach, "GET", f"{course_url}/api/submissions/{ID}")["text"])
+    assert {s["student"]: s["score"] for s in submissions} == {name[w]: s for w, s in JUDGED.items()}
+    teach.goto(f"{course_url}/manage_submissions/{ID}")
+    teach.wait_for_selector(f"text={name['alice']}", timeout=30_000)
+    shoot(teach, "3-formgrader-submissions")
