@@ -309,3 +309,17 @@ def test_an_exchange_root_others_can_write_needs_the_sticky_bit(tmp_path):
     (tmp_path / ".exchange").chmod(0o777)
     exchange.root = str(tmp_path / ".exchange")
     assert f"run `chmod 755 {tmp_path / '.exchange'}`" in root_problem(exchange)
+
+
+def test_a_notebook_larger_than_grading_reads_is_refused_before_it_is_parsed_as_code():
+    from autograder.grading.admit import MAX_CELL_KB, MAX_CELLS, MAX_CODE_KB, over_size
+
+    cell = {"cell_type": "code", "source": "x = 1\n"}
+    assert over_size({"cells": [cell] * 10}) == ""
+    assert over_size({"cells": [cell] * (MAX_CELLS + 1)}).startswith(f"the notebook holds {MAX_CELLS + 1} cells")
+    big = {"cell_type": "code", "source": "x = 1\n" * (MAX_CELL_KB * 200)}  # 240 KB: 40,000 never-run statements
+    assert over_size({"cells": [cell, big]}) == f"cell 2 holds more than {MAX_CELL_KB} KB of text, more than grading reads"
+    many = {"cell_type": "code", "source": ["y = 2\n"] * (MAX_CELL_KB * 200)}  # the same as a list of lines
+    assert over_size({"cells": [many]}).startswith("cell 1 holds more than")
+    spread = [{"cell_type": "code", "source": "z" * (MAX_CELL_KB * 900)}] * (MAX_CODE_KB // MAX_CELL_KB + 2)
+    assert "in all" in over_size({"cells": spread})

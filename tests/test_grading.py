@@ -164,6 +164,8 @@ def world(tmp_path_factory):
                    "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
                    "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
     submit("encoder", {"double": ENCODE_VIA_DISPLAY_UPDATE, "triple": ENCODE_AS_XOR_AND_IMAGE})
+    submit("bloated", {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE},  # 300 KB of never-run statements
+           edit=lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("x = 1\n" * 50_000)))
     submit("copier", {"double": f"{GOOD_DOUBLE}\n### BEGIN HIDDEN TESTS\n{SECRET_TEST}\n### END HIDDEN TESTS",
                       "triple": GOOD_TRIPLE})  # a notebook that came from the instructor's source
     for student, place in (("flat", f"{ASSIGNMENT}.ipynb"), ("renamed", f"{ASSIGNMENT}/{ASSIGNMENT} (1).ipynb")):
@@ -198,7 +200,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 27
+    assert len(world["rows"]) == 28
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "graded_by_hand",
         "notes", "review"]
@@ -308,6 +310,12 @@ def test_a_notebook_holding_source_text_goes_to_a_person_unrun(world):
     shown = nbformat.read(world["course"] / "autograded" / "copier" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     flags = ["".join(o.get("text", "") for o in c.outputs) for c in shown.cells if c.cell_type == "code" and c.outputs]
     assert len(flags) == 2 and all("needs manual grading: status review: holds source text" in f for f in flags)
+
+
+def test_a_notebook_larger_than_grading_reads_is_refused_unparsed(world):
+    row = world["rows"]["bloated"]
+    assert (row["status"], row["score"]) == ("refused", "0")
+    assert "holds more than 200 KB of text, more than grading reads" in row["notes"]
 
 
 def test_submissions_are_never_modified(world):

@@ -138,7 +138,7 @@ def hub():
                               state.name("grader"), "--graders", state.name("teach"), "--home-root", base / "home")
         state.groups = [g for g in ("nbgrader-finite", "formgrade-finite") if g not in existing]
         assert started.returncode == 0, started.stdout + started.stderr
-        assert started.stdout.startswith(f"JupyterHub is running at {state.url}/"), started.stdout
+        assert f"JupyterHub is running at {state.url}/" in started.stdout, started.stdout
         yield state
     finally:
         state.setup("stop")
@@ -195,11 +195,12 @@ RUN_CELL = """async ([base, kernel, code, timeout]) => {
 }"""
 
 
-def login(browser, hub, who: str, shot: str):
-    """A page logged in as ``who`` through the hub's login page (PAM), on the page the hub lands on."""
+def login(browser, hub, who: str, then: str = ""):
+    """A page logged in as ``who`` through the hub's login page (PAM), on the page the hub lands on
+    (the student's lab), or on ``then``."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.goto(f"{hub.url}/hub/login", wait_until="domcontentloaded")
+    page.goto(f"{hub.url}/hub/login" + (f"?next={then}" if then else ""), wait_until="domcontentloaded")
     page.fill("#username_input", hub.name(who))
     page.fill("#password_input", PASSWORD)
     page.click("#login_submit")
@@ -268,7 +269,7 @@ def test_a_class_on_jupyterhub(hub, browser):
     assert oct(hub.exchange.stat().st_mode & 0o7777) == "0o1777"
 
     # The grader: the Formgrader service from the hub's services menu, not blank; release through it.
-    teach = login(browser, hub, "teach", "teach")
+    teach = login(browser, hub, "teach", "/hub/home")
     teach.wait_for_url("**/hub/home", timeout=60_000)
     teach.click("text=Services")
     teach.click("a.dropdown-item:has-text('finite')")
@@ -283,7 +284,7 @@ def test_a_class_on_jupyterhub(hub, browser):
     # Each student: the login page, their lab, the Assignments tab lists 02 and fetches it; work; submit.
     pages, lab = {}, {}
     for who in WORK:
-        page = login(browser, hub, who, who)
+        page = login(browser, hub, who)
         page.wait_for_url(f"**/user/{name[who]}/lab**", timeout=90_000)
         page.wait_for_selector(".jp-LabShell", timeout=60_000)
         lab[who] = f"{hub.url}/user/{name[who]}/"

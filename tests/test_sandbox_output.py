@@ -290,3 +290,17 @@ def test_grading_beside_a_30_mb_printer_costs_little_more_than_beside_a_solved_s
     assert len(page) < 3 * MB
     print(f"3 solved: {solved:.1f} s; 2 solved + a 30 MB line: {flooded:.1f} s ({flooded / solved:.2f}x)")
     assert flooded <= 1.3 * solved
+
+
+def test_each_output_costs_a_kilobyte_however_small():
+    """360,000 empty outputs cost the trusted side about 1 GB once parsed: each is charged MIN_CHARGE,
+    so a cell keeps at most its budget's worth and a stub, and the notebook's budget holds."""
+    from autograder.sandbox.execute import MIN_CHARGE
+
+    caps = OutputCaps(per_output=MB, per_cell=2 * MB, per_notebook=8 * MB)
+    kept = admit_all(caps, [stream("") for _ in range(50_000)])
+    assert 2 * MB // MIN_CHARGE - 1 <= len(kept) <= 2 * MB // MIN_CHARGE + 1
+    assert "output cut at 2 MB per cell" in kept[-1]["text"]
+    for cell in range(1, 10):
+        admit_all(caps, [stream("") for _ in range(5_000)], cell)
+    assert caps.total["text"] <= 8 * MB + 10 * MIN_CHARGE  # the budget, and one stub a cell saying so

@@ -24,6 +24,13 @@ from autograder.statuses import Status
 QUIET = logging.getLogger("finite.sanitize")
 QUIET.setLevel(logging.ERROR)
 STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits names on "+"
+# What a submission may hold before anything trusted parses it (its outputs are cleared before it
+# runs, so they only cost reading): an honest notebook of this course is under 5 MB with its plots,
+# holds under 200 cells and under 50 KB of code in all (the largest answer cell: about 3 KB).
+MAX_NOTEBOOK_MB = 32
+MAX_CELLS = 2000
+MAX_CELL_KB = 200
+MAX_CODE_KB = 2000
 
 
 def restore_roles(nb, assignment) -> list:
@@ -130,6 +137,24 @@ class Admitted:
     nb: object = None  # NotebookNode, restored and ready to run
 
 
+def over_size(nb) -> str:
+    """Why a parsed notebook is more than grading reads (cells, code per cell, code in all), in one
+    line; "" when it is not."""
+    cells = nb.get("cells") if isinstance(nb.get("cells"), list) else []
+    if len(cells) > MAX_CELLS:
+        return f"the notebook holds {len(cells)} cells, more than the {MAX_CELLS} grading reads"
+    total = 0
+    for index, cell in enumerate(cells):
+        source = cell.get("source", "") if isinstance(cell, dict) else ""
+        size = len(("".join(source) if isinstance(source, list) else str(source)).encode())
+        if size > MAX_CELL_KB * 1000:
+            return f"cell {index + 1} holds more than {MAX_CELL_KB} KB of text, more than grading reads"
+        total += size
+    if total > MAX_CODE_KB * 1000:
+        return f"the notebook's cells hold more than {MAX_CODE_KB} KB of text in all, more than grading reads"
+    return ""
+
+
 def holds_source_text(nb, assignment) -> str:
     """Why a submission holds text only the instructor's source has (a solution or hidden-test
     marker, or lines of this assignment's hidden tests), in one line; "" when it does not. Such a
@@ -157,12 +182,18 @@ def admit(course, submission, assignment) -> Admitted:
     if submission.path is None or not Path(submission.path).is_file():
         return Admitted(Status.MISSING, [f"no notebook {assignment.assignment_id}/{assignment.assignment_id}.ipynb "
                                          "was found"])
+    if Path(submission.path).stat().st_size > MAX_NOTEBOOK_MB * 1e6:
+        return Admitted(Status.REFUSED, said + [f"the notebook is larger than {MAX_NOTEBOOK_MB} MB, more than "
+                                                "grading reads"])
     try:
         invalid = {}  # nbformat.reads checks the schema and only logs what it finds: raised here
         nb = nbformat.reads(Path(submission.path).read_text(encoding="utf-8"), as_version=4,
                             capture_validation_error=invalid)
         if invalid:
             raise invalid["ValidationError"]
+        too_big = over_size(nb)
+        if too_big:
+            return Admitted(Status.REFUSED, said + [too_big])
         source_text = holds_source_text(nb, assignment)
         if source_text:
             return Admitted(Status.REVIEW, said + [source_text], nb)

@@ -159,10 +159,8 @@ class _Magics(ast.NodeTransformer):
         return [node, *[s for s in replaced if not isinstance(s, ast.Pass)]]
 
 
-@lru_cache(maxsize=1024)
 def parse(source: str) -> ast.Module:
-    """The AST of a cell as IPython would run it (magics become calls, or the code they run).
-    Cached by source: the tree is shared, so callers only read it."""
+    """The AST of a cell as IPython would run it (magics become calls, or the code they run)."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     try:
@@ -390,10 +388,17 @@ def _module_bindings(statement) -> set:
     return names
 
 
-@lru_cache(maxsize=1024)
-def _cell_bindings(source: str) -> tuple:
-    """:func:`_module_bindings` of each top-level statement of a cell that parses."""
-    return tuple(frozenset(_module_bindings(statement)) for statement in parse(source).body)
+@lru_cache(maxsize=256)
+def parse_released(source: str) -> ast.Module:
+    """:func:`parse` of one of the release's cells, the same in every submission: parsed once per
+    process (a learner's cells are parsed afresh; nothing of theirs is kept). The tree is shared:
+    callers only read it."""
+    return parse(source)
+
+
+def _tree_bindings(tree: ast.Module) -> tuple:
+    """:func:`_module_bindings` of each top-level statement of a parsed cell."""
+    return tuple(frozenset(_module_bindings(statement)) for statement in tree.body)
 
 
 def student_cells(nb, released_code) -> list:
@@ -433,7 +438,7 @@ def released_imports(nb, released_code) -> dict:
 def _cell_imports(source: str) -> tuple:
     """:func:`_imported` of every import anywhere in a cell that parses (the release's cells are
     the same in every submission: walked once)."""
-    return tuple(pair for node in ast.walk(parse(source)) for pair in _imported(node))
+    return tuple(pair for node in ast.walk(parse_released(source)) for pair in _imported(node))
 
 
 def released_names(nb, released_code) -> set:
@@ -443,10 +448,10 @@ def released_names(nb, released_code) -> set:
         if cell.cell_type == "code" and not cell.metadata.get("nbgrader", {}).get("solution") and \
                 cell.source in released_code:
             try:
-                tree = parse(cell.source)
+                tree = parse_released(cell.source)
             except AnswerSyntaxError:
                 continue
-            for statement, names in zip(tree.body, _cell_bindings(cell.source)):
+            for statement, names in zip(tree.body, _tree_bindings(tree)):
                 if not isinstance(statement, (ast.Import, ast.ImportFrom)):
                     found |= names
     return found
@@ -477,7 +482,7 @@ class _Judge:
         self.cells, self.imports, self.notebook_names, self.rule = cells, imports, notebook_names, rule
         self.bindings = {}  # module-level name -> [(cell, statement)] in the learner's cells
         for cell in cells:
-            for statement, names in zip(cell.tree.body if cell.tree else [], _cell_bindings(cell.source)):
+            for statement, names in zip(cell.tree.body if cell.tree else [], _tree_bindings(cell.tree) if cell.tree else []):
                 for name in names:
                     self.bindings.setdefault(name, []).append((cell, statement))
         self.problems, self.queue, self.seen = [], [], set()
@@ -1076,7 +1081,7 @@ def defining_source(nb, released_code, graded: str) -> str:
     for cell in cells:
         if cell is answer or cell.tree is None:
             continue
-        for statement, names in zip(cell.tree.body, _cell_bindings(cell.source)):
+        for statement, names in zip(cell.tree.body, _tree_bindings(cell.tree)):
             if graded in names:
                 segment = ast.get_source_segment(cell.source, statement) or ast.unparse(statement)
                 parts.append(f"# {cell.label} also binds {graded}:\n{segment}")

@@ -22,7 +22,7 @@ from traitlets import Bool, default
 
 from autograder.course import Course
 from autograder.exchange.records import exchange_notes
-from autograder.grading.admit import holds_source_text, restore_roles, restore_unchanged, tampering
+from autograder.grading.admit import holds_source_text, over_size, restore_roles, restore_unchanged, tampering
 from autograder.grading.assignment import fingerprint, load_assignment
 from autograder.grading.files import sha256
 from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
@@ -65,10 +65,11 @@ class NoteSubmission(NbGraderPreprocessor):
         info, course = resources["nbgrader"], _course(self)
         assignment = resources.get(ASSIGNMENT) or _assignment(str(course.root), info["assignment"])
         exchange = resources[EXCHANGE] if EXCHANGE in resources else self._exchange(course, info)
-        source_text = holds_source_text(nb, assignment)
-        notes = list(exchange.notes) + ([source_text] if source_text else
-                                        restore_roles(nb, assignment) + tampering(nb, assignment))
-        nb.metadata[KEY] = {"notes": notes, "review": list(exchange.review), "not_run": bool(source_text)}
+        too_big = over_size(nb)
+        source_text = "" if too_big else holds_source_text(nb, assignment)
+        stop = (Status.REFUSED, too_big) if too_big else (Status.REVIEW, source_text) if source_text else None
+        notes = list(exchange.notes) + ([stop[1]] if stop else restore_roles(nb, assignment) + tampering(nb, assignment))
+        nb.metadata[KEY] = {"notes": notes, "review": list(exchange.review), "not_run": stop[0].value if stop else ""}
         restore_unchanged(nb, assignment, info)
         return nb, resources
 
@@ -91,7 +92,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         _prepared(str(_course(self).root), resources["nbgrader"]["assignment"], limits)
         noted = nb.metadata.get(KEY, {})
         run = None if noted.get("not_run") else run_in_sandbox(nbformat.writes(nb), limits)
-        resources[KEY] = (run, noted.get("notes", []), limits, tuple(noted.get("review", [])))
+        resources[KEY] = (run, noted.get("notes", []), limits, tuple(noted.get("review", [])), noted.get("not_run"))
         return (nb if run is None else run.notebook()), resources
 
 
@@ -102,12 +103,12 @@ class JudgeGrades(NbGraderPreprocessor):
 
     def preprocess(self, nb, resources):
         course, info = _course(self), resources["nbgrader"]
-        run, notes, limits, review = resources.pop(KEY)
+        run, notes, limits, review, stopped = resources.pop(KEY)
         assignment, stamp = _prepared(str(course.root), info["assignment"], limits)
         submission = submitted_notebook(self.config, info)
         when = dict(digest=sha256(submission), stamp=stamp, submitted_at=submission_timestamp(submission))
-        if run is None:  # it holds the source's own text: a person grades it
-            result = ended_early(info["student"], assignment, Status.REVIEW, notes, review=review, **when)
+        if run is None:  # too large, or it holds the source's own text: a person looks at it
+            result = ended_early(info["student"], assignment, Status(stopped), notes, review=review, **when)
             nb = not_run(result, nb, assignment)
         else:
             result, nb = judge(info["student"], run, notes, assignment, limits, review=review, **when)
