@@ -44,6 +44,10 @@ from autograder.sandbox.usage import Usage
 OBSERVATION_MIME = "application/vnd.finite.observation+json"  # fplab.observe.MIME (not imported: torch)
 OBSERVATION_FACTOR = 4  # observations' budgets, as a multiple of the text budgets
 STUB = 256  # bytes a cut output keeps at least (its note, an error's name)
+# What one output costs the budgets at least: a kernel can send outputs of a few bytes each, and
+# each costs the trusted side about 40 times its bytes once parsed (360,000 empty ones: +988 MB).
+# The reference runs send at most 69 observations to a test cell: far under 8 MB / 1 KB.
+MIN_CHARGE = 1024
 SHOWN_PER_CELL = 32 * 1024  # text of one answer cell in the feedback snapshot
 SHOWN_TOTAL = 128 * 1024  # text of all answer cells in the feedback snapshot
 SHOWN_ENTRIES = 20  # entries per answer cell in the feedback snapshot
@@ -208,13 +212,15 @@ class OutputCaps:
         return min(options, key=lambda o: o[0])
 
     def charge(self, kind, cell_index, size):
+        size = max(size, MIN_CHARGE)
         self.kept[(kind, cell_index)] = self.kept.get((kind, cell_index), 0) + size
         self.total[kind] += size
 
     def admit(self, out, cell_index, label):
-        """``out`` as it may be kept (cut, a stub, or None: dropped), charged to the budgets."""
+        """``out`` as it may be kept (cut, a stub, or None: dropped), charged to the budgets (each
+        at least MIN_CHARGE)."""
         kind = "observation" if is_observation(out) else "text"
-        size = size_of(out)
+        size = max(size_of(out), MIN_CHARGE)
         room, binding = self.room(kind, cell_index)
         if size <= room:
             self.charge(kind, cell_index, size)
