@@ -79,6 +79,7 @@ for course in courses:
         "url": f"http://127.0.0.1:{course['port']}",
         "command": [str(instructor / "bin" / "jupyterhub-singleuser")],
         "user": course["grader"],
+        "oauth_no_confirm": True,  # the course's own service: no "authorize access" page for its graders
         "cwd": course["dir"],
         "environment": {
             # the services menu opens the Formgrader itself, a page of its own: the lab's Formgrader

@@ -315,7 +315,7 @@ def test_a_notebook_holding_source_text_goes_to_a_person_unrun(world):
 def test_a_notebook_larger_than_grading_reads_is_refused_unparsed(world):
     row = world["rows"]["bloated"]
     assert (row["status"], row["score"]) == ("refused", "0")
-    assert "holds more than 200 KB of text, more than grading reads" in row["notes"]
+    assert "holds more than 100 KB of text, more than grading reads" in row["notes"]
 
 
 def test_submissions_are_never_modified(world):

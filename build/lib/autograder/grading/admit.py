@@ -29,8 +29,8 @@ STUDENT_ID = re.compile(r"[A-Za-z0-9._@-]{1,100}")  # nbgrader's exchange splits
 # holds under 200 cells and under 50 KB of code in all (the largest answer cell: about 3 KB).
 MAX_NOTEBOOK_MB = 32
 MAX_CELLS = 2000
-MAX_CELL_KB = 200
-MAX_CODE_KB = 2000
+MAX_CELL_KB = 100
+MAX_CODE_KB = 500
 
 
 def restore_roles(nb, assignment) -> list:

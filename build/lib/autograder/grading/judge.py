@@ -2,8 +2,11 @@
 
 A test cell's observations are the display-data outputs of MIME type ``fplab.observe.MIME``
 it produced (see ``fplab/observe.py``). Names, order, tolerances and groups come from the
-reference run only; from the student's run the judge takes only the values. Problems are
-described without the expected value, so a verdict never reveals a hidden check's answer.
+reference run only; from the student's run the judge takes only the values. Problems are said
+in the judge's own words: which check differed, and the reference's kind, dtype or shape. Never
+the expected value (it would reveal a hidden check's answer), nor a string, a number or a kind the
+learner's code chose (that code ran while hidden tests were in the kernel: a count, an index or a
+name would carry them to the page, a few bytes at a time).
 """
 import base64
 import json
@@ -64,17 +67,16 @@ def _observation(record) -> Observation:
         raise MalformedObservation("an observation lacks a name or a value")
     rtol, atol, group = record.get("rtol", 0.0), record.get("atol", 0.0), record.get("group")
     if not all(isinstance(x, (int, float)) and not isinstance(x, bool) and x >= 0 for x in (rtol, atol)):
-        raise MalformedObservation(f"observation {record['name']!r} has a bad tolerance")
+        raise MalformedObservation("an observation has a bad tolerance")
     if group is not None and not isinstance(group, str):
-        raise MalformedObservation(f"observation {record['name']!r} has a bad group")
+        raise MalformedObservation("an observation has a bad group")
     return Observation(record["name"], record["value"], float(rtol), float(atol), group)
 
 
 def judge_cell(reference: list, got: list) -> Verdict:
     """Score one test cell's observations against the reference's."""
     if len(got) > len(reference):
-        return Verdict(0.0, [f"{len(got) - len(reference)} more observations than the test makes "
-                             "(made by code outside the test?)"])
+        return Verdict(0.0, ["more observations than the test makes (made by code outside the test?)"])
     groups = {ref.group for ref in reference}
     raised = {ref.value["v"][0] for ref in reference if ref.value.get("t") == "raised" and ref.value.get("v")}
     failed, problems = set(), []
@@ -92,17 +94,6 @@ def judge_cell(reference: list, got: list) -> Verdict:
     return Verdict((len(groups) - len(failed)) / len(groups) if groups else 0.0, problems)
 
 
-def describe(value: dict) -> str:
-    """The kind of an encoded value, never its content: a value the learner's code produced while
-    hidden tests were in the kernel may carry them, in any encoding (a string, a number's digits,
-    a class name, a shape)."""
-    kind = value.get("t") if isinstance(value, dict) else None
-    return {"tensor": "a tensor", "ndarray": "a NumPy array", "npscalar": "a NumPy scalar", "raised": "an exception",
-            "unserialisable": "an object that is not plain data", "int": "an int", "bool": "a bool", "str": "a str",
-            "none": "None", "dtype": "a dtype", "float": "a float", "list": "a list", "tuple": "a tuple",
-            "dict": "a dict"}.get(kind, "a malformed value")
-
-
 def compare(ref: dict, got: dict, rtol: float, atol: float, raised=frozenset()) -> str | None:
     """None when ``got`` matches ``ref`` within the tolerance, else why not (never ref's value).
 
@@ -113,7 +104,7 @@ def compare(ref: dict, got: dict, rtol: float, atol: float, raised=frozenset()) 
     try:
         return _compare(ref, got, rtol, atol) if ref.get("t") != "raised" else _compare_raised(ref, got, raised)
     except (KeyError, TypeError, ValueError, RuntimeError):
-        return f"malformed value ({describe(got)})"
+        return "malformed value"
 
 
 def _compare(ref, got, rtol, atol):
@@ -123,7 +114,7 @@ def _compare(ref, got, rtol, atol):
     if kind == "raised":
         return _compare_raised(ref, got, frozenset())
     if got.get("t") != kind:
-        return f"expected a {_kind_name(ref)}, got {describe(got)}"
+        return f"expected a {_kind_name(ref)}; your value is not one"
     if kind in ("tensor", "ndarray", "npscalar"):
         return _compare_array(ref, got, rtol, atol)
     if kind == "float":
@@ -132,11 +123,11 @@ def _compare(ref, got, rtol, atol):
         return "your value is not close enough" if bool(bad.any()) else None
     if kind in ("list", "tuple"):
         if len(got["v"]) != len(ref["v"]):
-            return f"expected a {kind} of {len(ref['v'])} items, got {len(got['v'])}"
-        for i, (r, g) in enumerate(zip(ref["v"], got["v"])):
+            return f"expected a {kind} of {len(ref['v'])} items; yours has another length"
+        for r, g in zip(ref["v"], got["v"]):
             why = _compare(r, g, rtol, atol)
             if why:
-                return f"item {i}: {why}"
+                return f"an item: {why}"
         return None
     if kind == "dict":
         ref_items = {json.dumps(k, sort_keys=True): v for k, v in ref["v"]}
@@ -146,17 +137,17 @@ def _compare(ref, got, rtol, atol):
         for key, r in ref_items.items():
             why = _compare(r, got_items[key], rtol, atol)
             if why:
-                return f"key {describe(json.loads(key))}: {why}"
+                return f"an entry: {why}"
         return None
     if ref.get("v") != got.get("v"):
-        return f"your value ({describe(got)}) is not the expected one"
+        return "your value is not the expected one"
     return None
 
 
 def _compare_raised(ref, got, raised):
     expected, mro = ref["v"][0], got.get("v", []) if got.get("t") == "raised" else []
     if not isinstance(mro, list) or expected not in mro:
-        return f"expected it to raise {_short(expected)}; it gave {describe(got)}"
+        return f"expected it to raise {_short(expected)}; it did not"
     others = set(raised) - set(ref["v"])
     if others & set(mro):
         return f"raised a class that is at once {_short(expected)} and another exception this test expects"
@@ -195,9 +186,9 @@ def _compare_array(ref, got, rtol, atol):
         return f"the shape is not the expected {tuple(ref['shape'])}"
     r, g = decode_array(ref), decode_array(got)
     if r.dtype == torch.bool or (not r.is_floating_point() and rtol == 0 and atol == 0):
-        return None if torch.equal(r, g) else f"{int((r != g).sum())} of {r.numel()} entries differ"
-    bad = int(_bad(r.to(torch.float64), g.to(torch.float64), rtol, atol).sum())
-    return f"{bad} of {r.numel()} entries are not close enough" if bad else None
+        return None if torch.equal(r, g) else "entries differ"
+    bad = bool(_bad(r.to(torch.float64), g.to(torch.float64), rtol, atol).any())
+    return "entries are not close enough" if bad else None
 
 
 def _bad(r, g, rtol, atol):

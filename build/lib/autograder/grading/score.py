@@ -106,7 +106,7 @@ def score_cell(cell, reference, templates, secrets, public_names=frozenset(), vi
     points or ""). ``visible``: see :func:`error_line`."""
     try:
         verdict = judge_cell(reference, observations(cell))
-    except MalformedObservation as error:
+    except MalformedObservation as error:  # its words are the judge's (judge.py): no name, no count of the kernel's
         return 0.0, 0.0, f"malformed observation data: {error}"
     problems = [secrets.clean(p, 300) for p in verdict.problems[:5]]
     if not kernel_passed(cell):
