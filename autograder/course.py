@@ -118,15 +118,14 @@ def graded_tests(nb):
     }
 
 
-def hidden_regions(source: str, solutions: bool = True) -> list:
-    """The text of every hidden-test region of a cell, and of every solution region unless not
-    ``solutions``, found with nbgrader's own (configurable) delimiters."""
+def hidden_regions(source: str, solutions: bool = True, tests: bool = True) -> list:
+    """The text of every solution region (unless not ``solutions``) and hidden-test region (unless
+    not ``tests``) of a cell, found with nbgrader's own (configurable) delimiters."""
     from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
-    answers, tests = ClearSolutions(), ClearHiddenTests()
-    pairs = [(tests.begin_test_delimeter, tests.end_test_delimeter)]
-    if solutions:
-        pairs.insert(0, (answers.begin_solution_delimeter, answers.end_solution_delimeter))
+    answers, hidden = ClearSolutions(), ClearHiddenTests()
+    pairs = ([(answers.begin_solution_delimeter, answers.end_solution_delimeter)] if solutions else []) + \
+        ([(hidden.begin_test_delimeter, hidden.end_test_delimeter)] if tests else [])
     found = []
     for begin, end in pairs:
         pattern = re.compile(rf"^[ \t]*#+[ \t]*{re.escape(begin)}[^\n]*\n(.*?)^[ \t]*#+[ \t]*{re.escape(end)}", re.S | re.M)

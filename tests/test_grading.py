@@ -164,6 +164,8 @@ def world(tmp_path_factory):
                    "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
                    "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
     submit("encoder", {"double": ENCODE_VIA_DISPLAY_UPDATE, "triple": ENCODE_AS_XOR_AND_IMAGE})
+    submit("importer", {"double": "open('mymod.py', 'w').write('def double(x):\\n    return 2 * x\\n')\n"
+                                  "from mymod import double", "triple": GOOD_TRIPLE})  # code from a file it wrote
     submit("bloated", {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE},  # 300 KB of never-run statements
            edit=lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("x = 1\n" * 50_000)))
     submit("copier", {"double": f"{GOOD_DOUBLE}\n### BEGIN HIDDEN TESTS\n{SECRET_TEST}\n### END HIDDEN TESTS",
@@ -200,7 +202,7 @@ def printed(world, student):
 
 def test_batch_completes_with_exit_0_and_a_row_per_student(world):
     assert world["done"].returncode == 0, world["done"].stderr
-    assert len(world["rows"]) == 28
+    assert len(world["rows"]) == 29
     assert list(next(iter(world["rows"].values()))) == [
         "student", "assignment", "status", "score", "max_score", "test_double", "test_triple", "graded_by_hand",
         "notes", "review"]
@@ -310,6 +312,11 @@ def test_a_notebook_holding_source_text_goes_to_a_person_unrun(world):
     shown = nbformat.read(world["course"] / "autograded" / "copier" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     flags = ["".join(o.get("text", "") for o in c.outputs) for c in shown.cells if c.cell_type == "code" and c.outputs]
     assert len(flags) == 2 and all("needs manual grading: status review: holds source text" in f for f in flags)
+
+
+def test_a_module_the_notebook_wrote_cannot_be_imported(world):
+    row = world["rows"]["importer"]
+    assert (row["test_double"], row["test_triple"]) == ("0", "3"), row
 
 
 def test_a_notebook_larger_than_grading_reads_is_refused_unparsed(world):

@@ -122,6 +122,21 @@ ATTACKS = {
     "run_magic": ("def f(x):\n    return x.sum()", FLOAT32, ("%run evil.py",), "get_ipython"),
     "frame_globals": ("def f(x):\n    return x.sum()", FLOAT32,
                       ("import inspect\ninspect.currentframe().f_globals['f'] = len",), "f_globals"),
+    # Code from data: a pickle's REDUCE, a module the notebook wrote, imports from elsewhere.
+    "pickle_in_torch_load": ("def f(x):\n    return x.sum()", FLOAT32,
+                             ("import io\nstate = torch.load(io.BytesIO(b'...'), weights_only=False)",),
+                             "without weights_only=True"),
+    "torch_load_default": ("def f(x):\n    return x.sum()", FLOAT32, ("from torch import load\nload('s.pt')",),
+                           "without weights_only=True"),
+    "numpy_pickle": ("def f(x):\n    return x.sum()", FLOAT32, ("np.load('s.npy', allow_pickle=True)",),
+                     "without allow_pickle=False"),
+    "writefile_then_import": ("def f(x):\n    return x.sum()", FLOAT32,
+                              ("%%writefile helper.py\nimport torch\ntorch.Tensor.sum = torch.Tensor.double",),
+                              "get_ipython"),
+    "load_ext_of_own_file": ("def f(x):\n    return x.sum()", FLOAT32, ("%load_ext helper",), "get_ipython"),
+    "sys_path": ("def f(x):\n    return x.sum()", FLOAT32, ("import sys\nsys.path.insert(0, '/tmp')\nimport helper",),
+                 "changes where imports come from"),
+    "site_dir": ("def f(x):\n    return x.sum()", FLOAT32, ("import site\nsite.addsitedir('/tmp')",), "`site`"),
     # A class pattern reads the subject's attributes by keyword, and by position (__match_args__).
     "match_dunder_chain": ("def f(z):\n    match z:\n        case object(__class__=object(__base__=object(logsumexp=g))):\n"
                            "            return g(z, 0)", LSE, (), "`__class__=` in a class pattern"),
@@ -189,6 +204,9 @@ HONEST = {
                    "    return a.view(np.uint32).view(np.float32) * math.copysign(1.0, 1.0)", NUMPY, ()),
     "int_counts": ("def f(n, d):\n    products = []\n    for _ in range(n):\n        products.append(2 * d * d)\n"
                    "    total = sum(products) + math.prod([n, d])\n    return dict(forward=total, backward=2 * total)", INTS, ()),
+    "safe_loads": ("def f(x):\n    return x.sum()", FLOAT32,
+                   ("state = torch.load('s.pt', weights_only=True)\narr = np.load('a.npy')\n"
+                    "ok = np.load('b.npy', allow_pickle=False)",)),
     "annotations_name_types": ("def f(z: torch.Tensor, dim: int = -1) -> torch.Tensor:\n"
                                "    m: torch.Tensor = z.amax(dim, keepdim=True).detach()\n"
                                "    return (m + torch.log((z - m).exp().sum(dim, keepdim=True))).squeeze(dim)", LSE, ()),

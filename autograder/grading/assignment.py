@@ -77,11 +77,15 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
         if meta.get("solution") and allow is not None and f"test_{meta['grade_id']}" in tests:
             rules[f"test_{meta['grade_id']}"] = (meta["grade_id"], [str(name) for name in allow])
     hidden_tests = [region for cell in source_nb.cells for region in hidden_regions(cell.source, solutions=False)]
+    # A line the solutions also hold is one an honest learner may write: only the tests' own count.
+    answers = {line.strip() for cell in source_nb.cells for region in hidden_regions(cell.source, tests=False)
+               for line in region.splitlines()}
     return Assignment(
         assignment_id, locked, tests, SecretFilter(secrets, public),
         templates={g: assertion_templates(c.source) for g, c in locked.items() if g in tests},
         rules=rules, released_code=frozenset(c.source for c in release_nb.cells if c.cell_type == "code"),
-        db_url=db_url, hidden_lines=tuple(checked_lines(hidden_tests, "\n".join(public))),
+        db_url=db_url, hidden_lines=tuple(line for line in checked_lines(hidden_tests, "\n".join(public))
+                                          if line not in answers),
         cell_roles={c.id: c.metadata["nbgrader"] for c in release_nb.cells if "nbgrader" in c.metadata and "id" in c},
     )
 

@@ -50,8 +50,8 @@ CANNOT_TELL = ("getattr", "setattr", "delattr", "hasattr", "eval", "exec", "comp
 # Magics whose argument is Python run in the learner's namespace (judged as code), and magics that
 # cannot rebind a name there (ignored). Any other magic costs the rule-bearing exercises.
 CODE_MAGICS = {"time", "timeit", "capture", "prun"}
-HARMLESS_MAGICS = {"matplotlib", "pip", "conda", "writefile", "bash", "sh", "env", "who", "whos", "pwd",
-                   "ls", "html", "markdown", "latex", "svg", "system", "getoutput", "load_ext"}
+HARMLESS_MAGICS = {"matplotlib", "pip", "conda", "bash", "sh", "env", "who", "whos", "pwd",
+                   "ls", "html", "markdown", "latex", "svg", "system", "getoutput"}  # not writefile, load_ext: code from data
 # Review only (never scored): dynamic lookups and patching anywhere the learner wrote.
 PATCHED_MODULES = ("builtins", "fplab", "torch", "numpy", "math", "IPython", "sys", "nbformat", "inspect")
 DYNAMIC_CALLS = {"eval", "exec", "compile", "__import__", "globals", "locals", "vars", "get_ipython",
@@ -69,7 +69,12 @@ REBINDING_NAMES = {"exec", "eval", "compile", "globals", "locals", "vars", "seta
 # Calls that change what an allowed function returns for every later call (a wider default dtype).
 REBINDING_CALLS = ("torch.set_default_dtype", "torch.set_default_tensor_type", "numpy.seterr")
 REBINDING_MODULES = ("builtins", "__main__", "importlib", "ctypes", "gc", "unittest.mock", "mock", "runpy", "code",
-                     "IPython", "copyreg", "pickle", "marshal", "dill", "shelve", "operator")
+                     "IPython", "copyreg", "pickle", "marshal", "dill", "shelve", "operator", "site", "zipimport",
+                     "imp", "pkgutil")
+# Loads that run code from data (a pickle's REDUCE), unless told not to: {call: (keyword, its safe value)}.
+PICKLE_LOADS = {"torch.load": ("weights_only", True), "torch.serialization.load": ("weights_only", True),
+                "numpy.load": ("allow_pickle", False)}
+IMPORT_PATHS = {"path", "meta_path", "path_hooks", "path_importer_cache"}  # sys's: where imports come from
 REBINDING_ATTRIBUTES = {"modules", "f_globals", "settrace", "setprofile", "user_ns", "user_global_ns"}
 READ_ONLY = {"items", "keys", "values", "get", "copy"}  # what reading a frame's f_locals may do
 SAFE_DUNDERS = {"__name__", "__doc__", "__qualname__", "__version__", "__init__"}
@@ -1031,10 +1036,27 @@ def rebinding_problems(cells, imports=None, protected=frozenset()) -> list:
             elif isinstance(node, ast.Call) and _root_alias(node.func, aliases) and \
                     ".".join(_chain(node.func, aliases)) in REBINDING_CALLS:
                 report(node, f"calls `{_short(node.func)}`, which changes what the functions you may call return")
+            elif isinstance(node, ast.Call) and _root_alias(node.func, aliases) and \
+                    ".".join(_chain(node.func, aliases)) in PICKLE_LOADS and not _safe_load(node, aliases):
+                keyword, safe = PICKLE_LOADS[".".join(_chain(node.func, aliases))]
+                report(node, f"calls `{_short(node.func)}` without {keyword}={safe}: loading a pickle runs code "
+                             "the grader cannot read")
+            elif isinstance(node, ast.Attribute) and node.attr in IMPORT_PATHS and _root_alias(node, aliases) and \
+                    _chain(node, aliases)[:2] == ["sys", node.attr]:
+                report(node, f"uses `{_short(node)}`, which changes where imports come from")
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and (
                     (_root_alias(node, aliases) and not _switch(node, aliases)) or node.attr in protected):
                 report(node, f"assigns to `{_short(node)}`; the grader cannot tell what that rebinds")
     return list(dict.fromkeys(found))
+
+
+def _safe_load(call, aliases) -> bool:
+    """Whether a pickle-capable load is told not to unpickle (its keyword given the safe constant)."""
+    keyword, safe = PICKLE_LOADS[".".join(_chain(call.func, aliases))]
+    given = [k.value for k in call.keywords if k.arg == keyword]
+    if not given:
+        return not safe  # numpy.load's default refuses pickles; torch.load's is the pinned torch's to choose
+    return isinstance(given[0], ast.Constant) and given[0].value is safe
 
 
 def _plain_getattr(node, parents) -> bool:

@@ -15,7 +15,8 @@ the submission:
 3. drops for good what ``setpriv`` drops: capabilities (bounding, ambient, inheritable), groups,
    root (to the submission's uid), with ``no_new_privs``, a new session, ``prlimit``'s limits;
 4. forgets the server: every inherited file descriptor closed, the environment and ``sys.path`` a
-   fresh kernel's, import caches cleared, random generators reseeded;
+   fresh kernel's but for the working folder (never on it: what the notebook writes is not
+   importable), import caches cleared, random generators reseeded;
 5. runs ipykernel as ``python -m ipykernel_launcher`` would, each cell's text transformed once
    (:class:`LastCellTransforms`).
 
@@ -153,12 +154,16 @@ def _become_kernel(request):
         signal.signal(number, signal.SIG_DFL)
     os.environ.clear()
     os.environ.update(request["env"])
-    sys.path[:] = [request["workdir"]] + [p for p in sys.path[1:] if p != request["package_parent"]]
+    sys.path[:] = [p for p in sys.path[1:] if p != request["package_parent"]]  # no working folder: see below
     sys.path_importer_cache.clear()
     importlib.invalidate_caches()
     random.seed()
     numpy.random.seed()
-    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"], *request["arguments"]]
+    # --IPKernelApp.ignore_cwd: the working folder stays off sys.path, so nothing the notebook writes
+    # there can be imported (code from data the rules never read); only notebooks are collected, so
+    # no honest submission imports a file of its own.
+    sys.argv = ["ipykernel_launcher", "-f", request["connection_file"], "--IPKernelApp.ignore_cwd=True",
+                *request["arguments"]]
     app = ipykernel.kernelapp.IPKernelApp.instance()  # as launch_new_instance, with one step between
     app.initialize(sys.argv[1:])
     LastCellTransforms.install(app.shell)

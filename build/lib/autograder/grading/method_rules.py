@@ -351,6 +351,11 @@ class Cell:
     source: str
     tree: ast.Module | None  # None when it does not parse
 
+    @cached_property
+    def bindings(self) -> tuple:
+        """The module-level names each top-level statement can bind (:func:`_module_bindings`)."""
+        return _tree_bindings(self.tree) if self.tree is not None else ()
+
 
 def _module_bindings(statement) -> set:
     """The module-level names a top-level statement can bind, however deep (``if``/``for``/``try``/
@@ -482,7 +487,7 @@ class _Judge:
         self.cells, self.imports, self.notebook_names, self.rule = cells, imports, notebook_names, rule
         self.bindings = {}  # module-level name -> [(cell, statement)] in the learner's cells
         for cell in cells:
-            for statement, names in zip(cell.tree.body if cell.tree else [], _tree_bindings(cell.tree) if cell.tree else []):
+            for statement, names in zip(cell.tree.body if cell.tree else [], cell.bindings):
                 for name in names:
                     self.bindings.setdefault(name, []).append((cell, statement))
         self.problems, self.queue, self.seen = [], [], set()
@@ -1081,7 +1086,7 @@ def defining_source(nb, released_code, graded: str) -> str:
     for cell in cells:
         if cell is answer or cell.tree is None:
             continue
-        for statement, names in zip(cell.tree.body, _tree_bindings(cell.tree)):
+        for statement, names in zip(cell.tree.body, cell.bindings):
             if graded in names:
                 segment = ast.get_source_segment(cell.source, statement) or ast.unparse(statement)
                 parts.append(f"# {cell.label} also binds {graded}:\n{segment}")
