@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,grade,bench} ..."""
+"""Command line: python -m autograder {release,check,grade,kit,bench} ..."""
 import argparse
 import os
 import sys
@@ -21,8 +21,13 @@ LIMIT_FLAGS = (  # (flag, Limits field, type, metavar, help)
 )
 
 
+EXIT_CODES = """exit codes: 0 done (every student has a status, see grades.csv); 2 nothing done, one line says
+why (no such assignment or folder, no notebook of the assignment, a cap not enforced, the output folder
+held by another run); 130 interrupted (run the same command again: only what did not finish is graded)"""
+
+
 def parser():
-    p = argparse.ArgumentParser(prog="python -m autograder", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m autograder", description=__doc__, epilog=EXIT_CODES)
     p.add_argument("--course", default=".", help="course root (default: current folder)")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -33,7 +38,7 @@ def parser():
     c.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")
     c.add_argument("--workers", type=int, default=None, help="parallel autograde runs (default: cores)")
 
-    g = sub.add_parser("grade", help="grade a folder of submissions in a sandbox, in parallel")
+    g = sub.add_parser("grade", help="grade a folder of submissions in a sandbox, in parallel", epilog=EXIT_CODES)
     g.add_argument("submitted", metavar="SUBMITTED", help="folder laid out <student>/<ID>/<ID>.ipynb")
     g.add_argument("--assignment", required=True, metavar="ID")
     g.add_argument("--out", required=True, metavar="OUT", help="grades.csv, feedback/, summary.png")
@@ -48,6 +53,8 @@ def parser():
                    help="run submissions on this Dask cluster (tcp://host:8786) instead of local processes")
     g.add_argument("--regrade", action="store_true",
                    help="grade everyone again (default: keep results whose submission and assignment are unchanged)")
+    g.add_argument("--dry-run", action="store_true",
+                   help="list each student's notebook and whether it would be graded or kept; run and write nothing")
 
     k = sub.add_parser("kit", help="write what students get (no source/, cases/ or grader) to a new folder")
     k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, or is empty")
@@ -151,6 +158,12 @@ def grade_command(course, args):
     limits = limits_from(args, course)
     if not 0.01 <= limits.cpus <= 1024:
         raise CourseError(f"--cpus {args.cpus:g}: give a number of cores between 0.01 and 1024")
+    if args.dry_run:
+        from autograder.grading.batch import dry_run
+
+        lines = dry_run(course, args.submitted, args.assignment, args.out, limits, args.regrade)
+        print("\n".join(lines) + f"\n{len(lines)} students; nothing was run or written (--dry-run)")
+        return 0
     print(describe(limits), flush=True)
     for line in missing_caps(limits):
         print(f"cap not enforced: {line}", file=sys.stderr)

@@ -69,3 +69,50 @@ def test_release_twice_changes_nothing(course_copy):
     second = run_cli("--course", str(course_copy), "release")
     assert second.returncode == 0 and "0 of 1 assignments changed" in second.stdout
     assert snapshot(course_copy / "release") == before
+
+
+def class_of(course_copy, notebooks: dict):
+    """submitted/<student>/<ID>/<ID>.ipynb from {student: assignment id}, each the committed release."""
+    for student, assignment_id in notebooks.items():
+        folder = course_copy / "submitted" / student / assignment_id
+        folder.mkdir(parents=True)
+        shutil.copy2(ROOT / "release" / assignment_id / f"{assignment_id}.ipynb", folder)
+    return course_copy / "submitted"
+
+
+def grade(course_copy, *flags, assignment=None):
+    return run_cli("--course", str(course_copy), "grade", str(course_copy / "submitted"), "--assignment",
+                   assignment or ASSIGNMENTS[0], "--out", str(course_copy / "out"), *flags)
+
+
+def test_grading_the_wrong_assignment_stops_and_writes_nothing(course_copy):
+    class_of(course_copy, {"alice": ASSIGNMENTS[1], "bob": ASSIGNMENTS[1]})
+    done = grade(course_copy)
+    assert_one_line_error(done, "none of the 2 student folders", f"a notebook of {ASSIGNMENTS[0]}",
+                          "is --assignment right?")
+    assert not (course_copy / "gradebook.db").exists() and not (course_copy / "out").exists()
+
+
+def test_a_dry_run_says_who_would_be_graded_and_runs_nothing(course_copy):
+    class_of(course_copy, {"alice": ASSIGNMENTS[0], "bob": ASSIGNMENTS[1]})
+    done = grade(course_copy, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    first = ASSIGNMENTS[0]
+    assert done.stdout.splitlines() == [f"alice: alice/{first}/{first}.ipynb: graded (new)",
+                                        "bob: no notebook (missing): graded (new)",
+                                        "2 students; nothing was run or written (--dry-run)"]
+    assert not (course_copy / "gradebook.db").exists() and not (course_copy / "out").exists()
+
+
+def test_a_second_grade_on_the_same_output_folder_stops_at_once(course_copy):
+    import fcntl
+
+    class_of(course_copy, {"alice": ASSIGNMENTS[0]})
+    (course_copy / "out").mkdir()
+    with open(course_copy / "out" / ".grade.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        lock.write("process 4242 (since 2026-12-07 09:00:00)")
+        lock.flush()
+        done = grade(course_copy)
+    assert_one_line_error(done, "is being graded by process 4242 (since 2026-12-07 09:00:00)", "another --out")
+    assert not (course_copy / "gradebook.db").exists()

@@ -6,11 +6,14 @@ autograde also runs, spread over a local process pool or a Dask cluster: only
 (the solutions), judging, the gradebook, feedback and the CSV stay in this process.
 """
 import csv
+import fcntl
 import io
 import json
+import os
 import shutil
 import sys
 import tempfile
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, nullcontext
@@ -405,6 +408,57 @@ def drain(pending: set, feed, finish, workers: int) -> None:
             import matplotlib.figure  # noqa: F401
 
 
+def planned(course, submitted: Path, assignment_id: str, out: Path, limits: Limits) -> tuple:
+    """(every student's :class:`Submission`, the fingerprint they are graded with), checked before
+    anything is written: CourseError, naming the folder, when no student has a notebook of the
+    assignment (a wrong --assignment or folder), so nothing reaches the gradebook."""
+    check_folders(course, submitted, out)
+    course.resolve_ids([assignment_id])
+    submissions = find_submissions(submitted, assignment_id, course)
+    if not submissions:
+        raise CourseError(f"{submitted} holds no student folders")
+    if not any(s.path or s.refused for s in submissions):
+        raise CourseError(f"none of the {len(submissions)} student folders in {submitted} holds a notebook of "
+                          f"{assignment_id} (<student>/{assignment_id}/{assignment_id}.ipynb): is --assignment right? "
+                          "Nothing was graded or written")
+    return submissions, fingerprint(course, assignment_id, limits)
+
+
+def dry_run(course, submitted, assignment_id: str, out, limits: Limits, regrade: bool = False) -> list:
+    """What ``grade`` would do, nothing run or written: one line per student (their notebook, or why
+    there is none; graded and why, or kept)."""
+    submitted, out = Path(submitted).resolve(), Path(out).resolve()
+    submissions, stamp = planned(course, submitted, assignment_id, out, limits)
+    lines = []
+    for submission in submissions:
+        earlier, reason = finished(out, submission.student, submission.digest, assignment_id, stamp)
+        what = (str(submission.path.relative_to(submitted)) if submission.path else
+                "refused" if submission.refused else "no notebook (missing)")
+        lines.append(f"{submission.student}: {what}: " + ("graded (forced)" if regrade else
+                                                          "kept" if earlier else f"graded ({reason})"))
+    return lines
+
+
+@contextmanager
+def held(out: Path):
+    """The output folder, this run's alone while it lasts (a second ``grade`` on it stops at once,
+    saying which process holds it)."""
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / ".grade.lock", "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            lock.seek(0)
+            holder = lock.read().strip() or "another process"
+            raise CourseError(f"{out} is being graded by {holder}: wait for it to end, or grade into another "
+                              "--out") from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"process {os.getpid()} (since {time.strftime('%Y-%m-%d %H:%M:%S')})")
+        lock.flush()
+        yield
+
+
 def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
                 regrade: bool = False, record_grades: bool = True, scheduler: str | None = None,
                 pool: ProcessPoolExecutor | None = None) -> Batch:
@@ -417,15 +471,10 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
     A failure of the grader on one student is that student's ``grader_error``; the batch goes on.
     """
     submitted, out = Path(submitted).resolve(), Path(out).resolve()
-    check_folders(course, submitted, out)
-    course.resolve_ids([assignment_id])
-    submissions = find_submissions(submitted, assignment_id, course)
-    if not submissions:
-        raise CourseError(f"{submitted} holds no student folders")
-    out.mkdir(parents=True, exist_ok=True)
-    stamp = fingerprint(course, assignment_id, limits)
+    submissions, stamp = planned(course, submitted, assignment_id, out, limits)
     batch = Batch()
-    with tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, executor(workers, scheduler, pool) as pool, \
+    with held(out), tempfile.TemporaryDirectory(prefix="finite-grade-") as workdir, \
+            executor(workers, scheduler, pool) as pool, \
             (course_gradebook(course) if record_grades else nullcontext()) as gradebook:
         assignment = prepare_assignment(course, assignment_id, workdir, stamp)
         generated_release = Path(workdir) / "course" / "release" / assignment_id / f"{assignment_id}.ipynb"
