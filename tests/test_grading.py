@@ -164,7 +164,7 @@ def world(tmp_path_factory):
                    "'pre_run_cell', lambda info: seen.append(info.raw_cell))",
                    "triple": GOOD_TRIPLE + "\nprint('\\n'.join(seen))\nraise ValueError(seen[-2])"})
     submit("encoder", {"double": ENCODE_VIA_DISPLAY_UPDATE, "triple": ENCODE_AS_XOR_AND_IMAGE})
-    submit("importer", {"double": "open('mymod.py', 'w').write('def double(x):\\n    return 2 * x\\n')\n"
+    submit("importer", {"double": "open('mymod.py', 'w').write('def double(x):\\n    return x + x\\n')\n"
                                   "from mymod import double", "triple": GOOD_TRIPLE})  # code from a file it wrote
     submit("bloated", {"double": GOOD_DOUBLE, "triple": GOOD_TRIPLE},  # 300 KB of never-run statements
            edit=lambda nb: nb.cells.append(nbformat.v4.new_markdown_cell("x = 1\n" * 50_000)))

@@ -442,9 +442,10 @@ def dry_run(course, submitted, assignment_id: str, out, limits: Limits, regrade:
 @contextmanager
 def held(out: Path):
     """The output folder, this run's alone while it lasts (a second ``grade`` on it stops at once,
-    saying which process holds it)."""
+    saying which process holds it); the lock file is gone when the run ends."""
     out.mkdir(parents=True, exist_ok=True)
-    with open(out / ".grade.lock", "a+") as lock:
+    path = out / ".grade.lock"
+    with open(path, "a+") as lock:
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -456,7 +457,10 @@ def held(out: Path):
         lock.truncate()
         lock.write(f"process {os.getpid()} (since {time.strftime('%Y-%m-%d %H:%M:%S')})")
         lock.flush()
-        yield
+        try:
+            yield
+        finally:
+            path.unlink(missing_ok=True)
 
 
 def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits: Limits, progress: bool = True,
