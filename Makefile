@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 export PATH := $(BIN):$(PATH)
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab lab-instructor test test-fast env sysdeps release check bench kit clean
+.PHONY: lab lab-instructor test test-fast env sysdeps release check bench kit clean hub hub-users hub-grade hub-stop hub-status
 
 env: $(STAMP)
 
@@ -67,6 +67,34 @@ bench: $(STAMP)
 KIT ?= ../finite-kit
 kit: $(STAMP)
 	$(BIN)/python -m autograder kit $(KIT)
+
+# A class on JupyterHub (README): as root on one Linux server. `make hub` installs what is missing
+# (under HUB_PREFIX), sets up and starts the hub (configuration and state in HUB_BASE); run again, it
+# says where it runs. HUB_PORT, HUB_IP, HUB_MEMORY_MB, HUB_MAX_PROCS, HUB_CPUS, HUB_COURSE, HUB_GRADER,
+# HUB_GRADERS: hub/setup.py --help.
+HUB_BASE ?= /srv/finite-hub
+HUB_PREFIX ?= /opt/finite-hub
+HUB = $(BIN)/python hub/setup.py --base $(HUB_BASE)
+hub: $(STAMP)
+	@$(HUB) start --prefix $(HUB_PREFIX) $(if $(HUB_PORT),--port $(HUB_PORT)) $(if $(HUB_IP),--ip $(HUB_IP)) \
+		$(if $(HUB_MEMORY_MB),--memory-mb $(HUB_MEMORY_MB)) $(if $(HUB_MAX_PROCS),--max-procs $(HUB_MAX_PROCS)) \
+		$(if $(HUB_CPUS),--cpus $(HUB_CPUS)) \
+		$(if $(HUB_COURSE),--course $(HUB_COURSE)) $(if $(HUB_GRADER),--grader $(HUB_GRADER)) \
+		$(if $(HUB_GRADERS),--graders $(HUB_GRADERS))
+
+# Student accounts (homes 700, in nbgrader-ID) from a roster: `make hub-users FILE=roster.csv`
+# (COURSE=ID where the hub has several courses, here and for hub-grade).
+hub-users: $(STAMP)
+	@test -n "$(FILE)" || { echo "give the roster: make hub-users FILE=roster.csv"; exit 2; }
+	@$(HUB) users $(if $(COURSE),--course $(COURSE)) $(FILE)
+
+# Grade as root, capped, in the hub's course: `make hub-grade ID=02_norm_overflow`.
+hub-grade: $(STAMP)
+	@test -n "$(ID)" || { echo "give the assignment: make hub-grade ID=02_norm_overflow"; exit 2; }
+	@$(HUB) grade $(if $(COURSE),--course $(COURSE)) $(ID)
+
+hub-stop hub-status: $(STAMP)
+	@$(HUB) $(subst hub-,,$@)
 
 clean:
 	rm -rf $(VENV) *.egg-info .pytest_cache

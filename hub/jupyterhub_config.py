@@ -40,8 +40,8 @@ c.Authenticator.allowed_groups = {f"{kind}-{course['id']}" for course in courses
 learner = Path(settings["learner_venv"])
 c.JupyterHub.spawner_class = "finite_hub.CappedSpawner"
 c.CappedSpawner.memory_mb = settings["memory_mb"]
+c.CappedSpawner.max_procs = settings["max_procs"]
 c.CappedSpawner.cpus = settings["cpus"]
-c.CappedSpawner.cgroup_prefix = HERE.name
 c.Spawner.cmd = [str(learner / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = {
@@ -49,7 +49,7 @@ c.Spawner.environment = {
     # learner/nbgrader_config.py: the exchange and nbgrader's JupyterHubAuthPlugin
     "JUPYTER_CONFIG_PATH": str(HERE / "learner"),
 }
-c.Spawner.http_timeout = 60  # a first start of a server on a busy 2-core machine takes ~10 s
+c.Spawner.http_timeout = 60  # seconds a server may take to answer (JupyterHub: 30), for a busy server
 
 # nbgrader's roles for each course (nbgrader docs, "JupyterHub": demo_multiple_classes), with the
 # scopes the Formgrader and the Assignments tab need (nbgrader #1831, #1872, #1900).

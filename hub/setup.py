@@ -29,7 +29,7 @@ REPO = Path(__file__).resolve().parents[1]
 HUB_FILES = ("jupyterhub_config.py", "finite_hub.py")
 PROXY_VERSION = "5.3.0"  # configurable-http-proxy, from npm
 SYSTEM_PYTHON = "/usr/bin/python3"
-DEFAULTS = {"ip": "127.0.0.1", "port": 8000, "memory_mb": 2048, "cpus": 1.0}
+DEFAULTS = {"ip": "127.0.0.1", "port": 8000, "memory_mb": 2048, "max_procs": 256, "cpus": 1.0}
 ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}\Z")  # Debian's useradd default (NAME_REGEX)
 
 
@@ -63,6 +63,14 @@ def running_pid(base: Path):
         return pid if b"jupyterhub" in Path(f"/proc/{pid}/cmdline").read_bytes() else None
     except (OSError, ValueError, IndexError):
         return None
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie no longer does: PID 1 here may never reap it)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
 
 
 def port_in_use(ip: str, port: int) -> bool:
@@ -214,14 +222,20 @@ def start(args) -> None:
         return
     if os.geteuid() != 0:
         fail("run as root: the hub logs accounts in with PAM and starts their servers as them")
-    settings = {**DEFAULTS, **{k: getattr(args, k) for k in DEFAULTS if getattr(args, k) is not None}}
-    for port in (settings["port"], settings["port"] + 1, settings["port"] + 2, settings["port"] + 10):
+    # the hub's settings: the defaults, what an earlier run chose (hub.json), what this run says
+    earlier = json.loads(settings_file.read_text()) if settings_file.is_file() else {}
+    settings = {**DEFAULTS, **{k: earlier[k] for k in DEFAULTS if k in earlier},
+                **{k: getattr(args, k) for k in DEFAULTS if getattr(args, k) is not None}}
+    others = {p.stem: json.loads(p.read_text()) for p in sorted((base / "courses").glob("*.json"))}
+    services = [c["port"] for c in others.values()] or [settings["port"] + 10]
+    for port in (settings["port"], settings["port"] + 1, settings["port"] + 2, *services):
         if port_in_use(settings["ip"], port):
             fail(f"port {port} on {settings['ip']} is in use: pick another with --port (make hub HUB_PORT=...);"
-                 f" the hub takes {settings['port']} to {settings['port'] + 2} and {settings['port'] + 10}")
+                 f" the hub takes {settings['port']} to {settings['port'] + 2} and {', '.join(map(str, services))}")
     prefix = Path(args.prefix)
-    prefix.mkdir(parents=True, exist_ok=True)
-    prefix.chmod(0o755)
+    if not (args.learner_venv and args.instructor_venv and args.proxy):  # something to install there
+        prefix.mkdir(parents=True, exist_ok=True)
+        prefix.chmod(0o755)
     learner = Path(args.learner_venv) if args.learner_venv else learner_venv(prefix)
     instructor = Path(args.instructor_venv) if args.instructor_venv else instructor_venv(prefix)
     for venv, what in ((learner, "jupyterhub-singleuser"), (instructor, "jupyterhub")):
@@ -238,22 +252,31 @@ def start(args) -> None:
     folder = Path(args.course).absolute()
     home_root = Path(args.home_root)
     home_root.mkdir(parents=True, exist_ok=True)
-    if make_account(args.grader, home_root):
-        say(f"created the grader account {args.grader} (no password: it never logs in)")
+    course_id = course_id_of(folder if folder.exists() else REPO, instructor / "bin" / "python")
+    if course_id in others and others[course_id]["dir"] != str(folder):
+        fail(f"course {course_id} is {others[course_id]['dir']} on this hub already: a second course is a copy "
+             f"of a course folder with another course id in its nbgrader_config.py ({folder})")
+    grader = args.grader or f"grader-{course_id}"
+    if make_account(grader, home_root):  # before the copy: the course may go in its home
+        say(f"created the grader account {grader} (no password: it never logs in)")
     if not folder.exists():
         copy_course(folder)
-    course_id = course_id_of(folder, instructor / "bin" / "python")
     for kind in ("nbgrader", "formgrade"):
         if not group_exists(f"{kind}-{course_id}"):
             run("groupadd", f"{kind}-{course_id}")
-    for grader in filter(None, args.graders.split(",")):
-        if not account_exists(grader):
-            fail(f"grader {grader!r} has no account: create it first (useradd, passwd)")
-        join(grader, f"formgrade-{course_id}")
-    run("chown", "-R", f"{args.grader}:{args.grader}", folder)
+    for teacher in filter(None, args.graders.split(",")):
+        if not account_exists(teacher):
+            fail(f"grader {teacher!r} has no account: create it first (useradd, passwd)")
+        join(teacher, f"formgrade-{course_id}")
+    run("chown", "-R", f"{grader}:{grader}", folder)
     folder.chmod(0o700)
-    course = {"id": course_id, "dir": str(folder), "grader": args.grader,
-              "home": pwd.getpwnam(args.grader).pw_dir, "port": settings["port"] + 10}
+    # each course's service its own port: the one it had, else the next after the others'
+    port = others[course_id]["port"] if course_id in others else max(
+        [settings["port"] + 9, *(c["port"] for c in others.values())]) + 1
+    if course_id not in others and port_in_use(settings["ip"], port):
+        fail(f"port {port} on {settings['ip']} (the Formgrader service of {course_id}) is in use")
+    course = {"id": course_id, "dir": str(folder), "grader": grader, "home": pwd.getpwnam(grader).pw_dir,
+              "port": port}
 
     settings.update(learner_venv=str(learner), instructor_venv=str(instructor), proxy=str(proxy_command),
                     exchange=str(exchange))
@@ -275,8 +298,10 @@ def start(args) -> None:
             time.sleep(0.5)
     else:
         fail(f"JupyterHub did not answer at {url_of(settings)} in {args.wait} s: see {base / 'state' / 'hub.log'}")
-    say(f"JupyterHub is running at {url_of(settings)} (pid {hub.pid}, {base}); course {course_id} in {folder}, "
-        f"Formgrader at {url_of(settings)}services/{course_id}/, log {base / 'state' / 'hub.log'}")
+    say(f"JupyterHub is running at {url_of(settings)} (pid {hub.pid}, {base}); log {base / 'state' / 'hub.log'}")
+    for each in sorted({**others, course_id: course}.values(), key=lambda c: c["id"]):
+        say(f"  course {each['id']} in {each['dir']} (owner {each['grader']}): the Formgrader at "
+            f"{url_of(settings)}services/{each['id']}/")
 
 
 def stop(args) -> None:
@@ -285,13 +310,20 @@ def stop(args) -> None:
     if not pid:
         say(f"no JupyterHub of {base} is running")
         return
-    os.kill(pid, signal.SIGTERM)  # the hub stops the proxy and its services; students' servers keep running
-    for _ in range(100):
-        if not running_pid(base):
+    os.kill(pid, signal.SIGTERM)  # the hub stops the proxy, its services and the students' servers
+    for _ in range(150):
+        if not alive(pid):
             break
         time.sleep(0.2)
     else:
         os.kill(pid, signal.SIGKILL)
+    settings = json.loads((base / "hub.json").read_text())
+    ports = [settings["port"] + k for k in range(3)] + [
+        json.loads(p.read_text())["port"] for p in (base / "courses").glob("*.json")]
+    for _ in range(100):  # its proxy and services close their ports after it
+        if not any(port_in_use(settings["ip"], port) for port in ports):
+            break
+        time.sleep(0.2)
     say(f"stopped JupyterHub (pid {pid}, {base})")
 
 
@@ -304,15 +336,19 @@ def status(args) -> None:
         say(f"no JupyterHub of {base} is running")
 
 
+def hub_course(base: Path, course_id) -> dict:
+    """The course ``course_id`` of the hub at ``base``; without one, its only course."""
+    courses = {c["id"]: c for c in (json.loads(p.read_text()) for p in sorted((base / "courses").glob("*.json")))}
+    if course_id in courses or (course_id is None and len(courses) == 1):
+        return courses[course_id] if course_id else next(iter(courses.values()))
+    fail(f"name the course with --course (the hub at {base} has: {', '.join(courses) or 'none'})")
+
+
 def users(args) -> None:
     """Accounts (homes 700) in nbgrader-ID for each roster line; one line per name refused."""
     if os.geteuid() != 0:
         fail("run as root: it creates accounts (useradd)")
-    base = Path(args.base).absolute()
-    courses = [json.loads(p.read_text()) for p in sorted((base / "courses").glob("*.json"))]
-    course_id = args.course or (courses[0]["id"] if len(courses) == 1 else None)
-    if not course_id:
-        fail(f"name the course with --course: {base} has {len(courses)} courses")
+    course_id = hub_course(Path(args.base).absolute(), args.course)["id"]
     with open(args.roster, newline="") as handle:
         rows = list(csv.reader(handle))
     if not rows:
@@ -345,10 +381,7 @@ def grade(args) -> None:
     if os.geteuid() != 0:
         fail("run as root: grading caps each submission with cgroups and drops it to a uid of its own")
     base = Path(args.base).absolute()
-    courses = {c["id"]: c for c in (json.loads(p.read_text()) for p in sorted((base / "courses").glob("*.json")))}
-    course = courses.get(args.course) if args.course else next(iter(courses.values()), None) if len(courses) == 1 else None
-    if course is None:
-        fail(f"name the course with --course (one of: {', '.join(courses) or 'none'})")
+    course = hub_course(base, args.course)
     python = Path(json.loads((base / "hub.json").read_text())["instructor_venv"]) / "bin" / "python"
     folder = Path(course["dir"])
     argv = [python, "-m", "autograder", "--course", folder, "grade", folder / "submitted", "--assignment",
@@ -370,6 +403,7 @@ def main(argv=None):
     go.add_argument("--ip")
     go.add_argument("--port", type=int)
     go.add_argument("--memory-mb", type=int, help=f"each student's server (default {DEFAULTS['memory_mb']})")
+    go.add_argument("--max-procs", type=int, help=f"each student's server (default {DEFAULTS['max_procs']})")
     go.add_argument("--cpus", type=float, help=f"each student's server (default {DEFAULTS['cpus']:g})")
     go.add_argument("--prefix", default="/opt/finite-hub", help="where the environments are installed")
     go.add_argument("--learner-venv", help="a learners' environment built already (default: PREFIX/learner)")
@@ -377,8 +411,9 @@ def main(argv=None):
     go.add_argument("--proxy", help="a configurable-http-proxy command (default: from npm into PREFIX/proxy)")
     go.add_argument("--exchange", default="/srv/nbgrader/exchange")
     go.add_argument("--course", default="/home/grader-finite/finite",
-                    help="the course folder (made a copy of this repository if absent)")
-    go.add_argument("--grader", default="grader-finite", help="the account the Formgrader runs as; owns the course")
+                    help="the course folder (made a copy of this repository if absent; its nbgrader_config.py "
+                         "names the course)")
+    go.add_argument("--grader", help="the account the Formgrader runs as; owns the course (default: grader-ID)")
     go.add_argument("--graders", default="", help="accounts (comma-separated) to add to formgrade-ID")
     go.add_argument("--home-root", default="/home", help="where new accounts' homes are made")
     go.add_argument("--wait", type=int, default=90, help="seconds to wait for the hub to answer")

@@ -38,7 +38,7 @@ def kit_env(course, tmp_path_factory):
 
 # The test files that take longest, longest first: `make test` runs two files at a time in this
 # order (pytest-xdist), so that none of them starts last and runs alone at the end.
-LONGEST_FIRST = ("test_check", "test_grading", "test_release", "test_bench", "test_kit", "test_rerun",
+LONGEST_FIRST = ("test_check", "test_grading", "test_release", "test_bench", "test_kit", "test_hub", "test_rerun",
                  "test_instructor", "test_term", "test_browser_explorers", "test_dask", "test_browser",
                  "test_feedback_outcomes", "test_flood", "test_sandbox_privileges", "test_notebooks")
 

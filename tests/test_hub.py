@@ -4,10 +4,12 @@ hub/setup.py starts a JupyterHub on a free port in a temporary base folder: PAM 
 servers from the learners' venv (built from the kit, cached by learner_env), each in a capped
 cgroup, and the course's Formgrader as the hub service `finite`, run by a grader account that owns
 the course. The grader releases through the Formgrader; alice, bob and carol log in through the
-hub's login page in Chromium, fetch and submit through the Assignments tab's handlers; carol's
-endless loop and allocation past her cap kill her kernel only; the grader collects through the
-Formgrader, whose Autograde (not root) refuses to grade uncapped; root grades (`hub/setup.py grade`)
-and the Formgrader shows the judged scores. Screenshots in artifacts/hub/.
+hub's login page in Chromium, fetch (alice in the Assignments tab, the others through the handler
+behind it) and submit; carol's endless loops and allocation past her cap kill her kernel only. The
+grader collects through the Formgrader, whose Autograde (not root) refuses to grade uncapped; root
+grades (`hub/setup.py grade`), the Formgrader shows the judged scores, the grader sets a score and a
+comment by hand, generates and releases feedback, and each student fetches only their own page.
+Screenshots and the cell times in artifacts/hub/.
 """
 import fcntl
 import hashlib
@@ -28,14 +30,12 @@ import pytest
 from autograder.course import Course
 from conftest import ROOT, run_cli
 from learner_env import learner_venv, pip, system_python
+from test_browser import CHROMIUM, browser  # noqa: F401 (browser: the suite's headless Chromium fixture)
 from test_term import COMMENT, ID, JUDGED, WORK, fill
 
 sys.path.insert(0, str(ROOT / "hub"))
 import setup as hub_setup  # noqa: E402  (hub/setup.py)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 ARTIFACTS = ROOT / "artifacts" / "hub"
 PASSWORD = "Finite-hub-test-1"
 MEMORY_MB, CPUS = 1024, 1.0  # each student's server, here (the defaults are 2048 MB and 1 core)
@@ -150,16 +150,6 @@ def hub():
         shutil.rmtree(base, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 # JavaScript run in a logged-in page: a request with the page's cookies and its _xsrf token, and one
 # cell run on a kernel through the server's websocket (what JupyterLab does), timed.
 REQUEST = """async ([method, url, form, json]) => {
@@ -220,32 +210,31 @@ def cell(page, base: str, kernel: str, code: str, timeout_ms: int = 60_000) -> d
     return page.evaluate(RUN_CELL, [base, kernel, code, timeout_ms])
 
 
-def cgroup_oom_kills(hub, who: str) -> int:
-    version, folders = hub_setup_caps().cgroup_folders(f"{hub.hub.name}-{hub.name(who)}")
-    events = folders[0] / ("memory.events" if version == 2 else "memory.oom_control")
-    return int(next(line.split()[1] for line in events.read_text().splitlines() if line.startswith("oom_kill ")))
+def cgroups(hub, who: str) -> dict:
+    """{"memory"/"cpu": (cgroup version, folder)} of ``who``'s server (their oldest process)."""
+    from autograder.sandbox.probe import _join, _mounts
+
+    pid = subprocess.run(["pgrep", "-o", "-u", hub.name(who)], capture_output=True, text=True).stdout.split()[0]
+    found = {}
+    for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():  # v1 lines first, v2's ("0::") last
+        _, controllers, path = line.split(":", 2)
+        for point, root, fstype, options in _mounts():
+            if fstype == "cgroup" and controllers and set(controllers.split(",")) <= options:
+                for controller in {"memory", "cpu"} & set(controllers.split(",")):
+                    found.setdefault(controller, (1, _join(point, root, path)))
+            elif fstype == "cgroup2" and not controllers:
+                for controller in ("memory", "cpu"):
+                    found.setdefault(controller, (2, _join(point, root, path)))
+    return found
 
 
-def cpu_quota(hub, who: str) -> tuple:
-    """(the file of ``who``'s CPU cap, its capped value, its uncapped value)."""
-    version, folders = hub_setup_caps().cgroup_folders(f"{hub.hub.name}-{hub.name(who)}")
-    quota = int(CPUS * 100_000)
-    if version == 2:
-        return folders[0] / "cpu.max", f"{quota} 100000\n", "max 100000\n"
-    return folders[1] / "cpu.cfs_quota_us", f"{quota}\n", "-1\n"
+def cgroup_file(hub, who: str, v1: str, v2: str) -> Path:
+    version, folder = cgroups(hub, who)[v1.split(".")[0]]
+    return folder / (v1 if version == 1 else v2)
 
 
-def throttled(hub, who: str) -> int:
-    """How many periods ``who``'s CPU cap held their server back."""
-    version, folders = hub_setup_caps().cgroup_folders(f"{hub.hub.name}-{hub.name(who)}")
-    stat = (folders[0] if version == 2 else folders[1]) / "cpu.stat"
-    return int(next(line.split()[1] for line in stat.read_text().splitlines() if line.startswith("nr_throttled ")))
-
-
-def hub_setup_caps():
-    import finite_hub  # hub/finite_hub.py (needs jupyterhub: in the course's pins)
-
-    return finite_hub
+def counted(path: Path, key: str) -> int:
+    return int(next(line.split()[1] for line in path.read_text().splitlines() if line.startswith(f"{key} ")))
 
 
 SPIN = ("import subprocess, sys\n"
@@ -275,9 +264,11 @@ def test_a_class_on_jupyterhub(hub, browser):
     hub.accounts += list(name.values())
     made = hub.setup("users", roster, "--home-root", hub.base / "home")
     assert made.returncode == 1 and "3 account(s) created" in made.stdout, made.stdout + made.stderr
-    assert made.stderr.strip().splitlines() == [f"{roster}: 'Bad Name' is not a valid user name (lower-case letters, "
-                                                "digits, _ and -, 32 at most, not starting with a digit or -): not created"]
-    assert "0 account(s) created, 3 already there" in hub.setup("users", roster, "--home-root", hub.base / "home").stdout
+    assert made.stderr.strip().splitlines() == [
+        f"{roster}: 'Bad Name' is not a valid user name (lower-case letters, digits, _ and -, 32 at most, "
+        "not starting with a digit or -): not created"]
+    again = hub.setup("users", roster, "--home-root", hub.base / "home")
+    assert "0 account(s) created, 3 already there" in again.stdout, again.stdout
     subprocess.run(["chpasswd"], input="".join(f"{n}:{PASSWORD}\n" for n in name.values()), text=True, check=True)
     for who in WORK:
         assert oct((hub.base / "home" / name[who]).stat().st_mode & 0o777) == "0o700"
@@ -291,10 +282,12 @@ def test_a_class_on_jupyterhub(hub, browser):
     teach.click("a.dropdown-item:has-text('finite')")
     teach.wait_for_url("**/services/finite/formgrader**", timeout=60_000)
     teach.wait_for_selector("text=Manage Assignments", timeout=60_000)
-    shoot(teach, "1-formgrader")
     for action in ("assign", "release"):
         done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/{action}")
         assert done["status"] == 200 and json.loads(done["text"])["success"], done
+    teach.reload()
+    teach.wait_for_selector(f"td >> text={ID}", timeout=60_000)
+    shoot(teach, "1-formgrader-released")
     assert (hub.exchange / "finite" / "outbound" / ID / f"{ID}.ipynb").is_file()
 
     # Each student: the login page, their lab, the Assignments tab lists 02 and fetches it; work; submit.
@@ -307,8 +300,18 @@ def test_a_class_on_jupyterhub(hub, browser):
         listed = request(page, "GET", f"{lab[who]}assignments?course_id=finite")
         assert listed["status"] == 200, listed
         assert [a["assignment_id"] for a in json.loads(listed["text"])["value"]] == [ID], listed
-        fetched = request(page, "POST", f"{lab[who]}assignments/fetch", {"course_id": "finite", "assignment_id": ID})
-        assert json.loads(fetched["text"])["success"], fetched
+        if who == "alice":  # the Assignments tab itself: Nbgrader > Assignment List, Fetch
+            page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+            page.click(".lm-Menu-itemLabel:text-is('Assignment List')")
+            page.wait_for_selector(f"#released_assignments_list >> text={ID}", timeout=60_000)
+            shoot(page, "2-alice-assignments-tab")
+            page.click("#released_assignments_list button:has-text('Fetch')")
+            page.wait_for_selector(f"#fetched_assignments_list >> text={ID}", timeout=60_000)
+            shoot(page, "3-alice-fetched")
+        else:  # the handler behind its Fetch button
+            fetched = request(page, "POST", f"{lab[who]}assignments/fetch", {"course_id": "finite",
+                                                                             "assignment_id": ID})
+            assert json.loads(fetched["text"])["success"], fetched
         pages[who] = page
     fetched_nb = {who: hub.base / "home" / name[who] / ID / f"{ID}.ipynb" for who in WORK}
     mine = Course(hub.course)
@@ -317,53 +320,59 @@ def test_a_class_on_jupyterhub(hub, browser):
     page = pages["alice"]
     page.goto(f"{lab['alice']}lab/tree/{ID}/{ID}.ipynb")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    shoot(page, "2-alice-notebook")
+    shoot(page, "4-alice-notebook")
     for who in WORK:
-        done = request(pages[who], "POST", f"{lab[who]}assignments/submit", {"course_id": "finite", "assignment_id": ID})
+        done = request(pages[who], "POST", f"{lab[who]}assignments/submit", {"course_id": "finite",
+                                                                             "assignment_id": ID})
         assert json.loads(done["text"])["success"], done
 
-    # Caps: carol's endless loop (4 busy processes) leaves alice's cell time as it was; carol's
-    # allocation past her cap kills her kernel only.
+    # Caps: carol's endless loops (4 busy processes) and her allocation past her cap stay in her
+    # server's cgroup; the allocation kills her kernel only.
     kernels = {}
     for who in ("alice", "carol"):
         made = request(pages[who], "POST", f"{lab[who]}api/kernels", None)
         kernels[who] = json.loads(made["text"])["id"]
         assert cell(pages[who], lab[who], kernels[who], "1")["result"] == "ok"
     cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)
-    alone = statistics.median(cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)["ms"] for _ in range(3))
+    def alice_ms():  # her cell's time, the median of three
+        return statistics.median(cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)["ms"] for _ in range(3))
+
+    alone = alice_ms()
     spun = cell(pages["carol"], lab["carol"], kernels["carol"], SPIN)
     assert spun["result"] == "ok", spun
+    quota = cgroup_file(hub, "carol", "cpu.cfs_quota_us", "cpu.max")
+    capped = quota.read_text()
+    assert capped.split()[0] == str(int(CPUS * 100_000))
+    assert int(cgroup_file(hub, "carol", "memory.limit_in_bytes", "memory.max").read_text()) == MEMORY_MB * 2**20
+    assert len((quota.parent / "cgroup.procs").read_text().split()) >= 6  # her server, kernel, 4 loops: capped
     time.sleep(2)
-    beside = statistics.median(cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)["ms"] for _ in range(3))
-    quota, capped, lifted = cpu_quota(hub, "carol")
-    quota.write_text(lifted)  # the same, carol's CPU cap lifted for a moment: what the cap spares alice
+    beside = alice_ms()
+    # the same with carol's CPU cap lifted for a moment: what the cap spares alice
+    quota.write_text("-1\n" if quota.name == "cpu.cfs_quota_us" else "max 100000\n")
     try:
         time.sleep(1)
-        uncapped = statistics.median(cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)["ms"]
-                                     for _ in range(3))
+        uncapped = alice_ms()
     finally:
         quota.write_text(capped)
     hog = cell(pages["carol"], lab["carol"], kernels["carol"], HOG, 120_000)
     assert hog["result"] in ("died", "closed"), hog
-    assert cgroup_oom_kills(hub, "carol") >= 1
+    assert counted(cgroup_file(hub, "carol", "memory.oom_control", "memory.events"), "oom_kill") >= 1
     after = cell(pages["alice"], lab["alice"], kernels["alice"], WORKLOAD)
     assert after["result"] == "ok", after
     assert urllib.request.urlopen(f"{hub.url}/hub/api", timeout=10).status == 200
-    (ARTIFACTS / "caps.json").write_text(json.dumps({"alice_cell_ms_alone": alone, "alice_cell_ms_beside_carol_spinning": beside,
-                                                     "alice_cell_ms_beside_carol_spinning_uncapped": uncapped,
-                                                     "alice_cell_ms_after_carol_killed": after["ms"],
-                                                     "memory_mb": MEMORY_MB, "cpus": CPUS}, indent=1))
-    # alice keeps her latency (her server and carol's are cgroups of their own: the scheduler shares
-    # the cores between them, not among carol's processes), and carol's CPU cap held her back
-    assert beside < 2 * alone + 300, (alone, beside, uncapped)
-    assert throttled(hub, "carol") > 0
+    # The cell times are a measurement, not a check: `make test` runs other tests beside this one.
+    figures = {"alice_cell_ms_alone": alone, "alice_cell_ms_beside_carol_looping": beside,
+               "alice_cell_ms_beside_carol_looping_uncapped": uncapped, "alice_cell_ms_after_carol_killed": after["ms"],
+               "memory_mb": MEMORY_MB, "cpus": CPUS}
+    (ARTIFACTS / "caps.json").write_text(json.dumps(figures, indent=1))
 
     # The grader collects through the Formgrader; its Autograde, not root, refuses to grade uncapped.
     done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/collect")
     assert json.loads(done["text"])["success"], done
     for who in WORK:
         assert (hub.course / "submitted" / name[who] / ID / f"{ID}.ipynb").is_file()
-    refused = json.loads(request(teach, "POST", f"{course_url}/api/submission/{ID}/{name['alice']}/autograde")["text"])
+    refused = request(teach, "POST", f"{course_url}/api/submission/{ID}/{name['alice']}/autograde")
+    refused = json.loads(refused["text"])
     assert not refused["success"] and "cannot be enforced" in refused["log"] + refused.get("error", ""), refused
 
     # Root grades, capped (README), and the Formgrader shows the judged scores.
@@ -374,7 +383,7 @@ def test_a_class_on_jupyterhub(hub, browser):
     assert {s["student"]: s["score"] for s in submissions} == {name[w]: s for w, s in JUDGED.items()}
     teach.goto(f"{course_url}/manage_submissions/{ID}")
     teach.wait_for_selector(f"text={name['alice']}", timeout=30_000)
-    shoot(teach, "3-formgrader-submissions")
+    shoot(teach, "5-formgrader-submissions")
 
     # A score and a comment by hand in the Formgrader; its Generate and Release Feedback; each
     # student fetches only their own page, with the score set by hand.
@@ -383,24 +392,24 @@ def test_a_class_on_jupyterhub(hub, browser):
                if s["student"] == name["bob"])
     grade = next(g for g in json.loads(request(teach, "GET", f"{api}/grades?submission_id={bob['id']}")["text"])
                  if g["name"] == "test_stable_softplus")
-    comment = next(c for c in json.loads(request(teach, "GET", f"{api}/comments?submission_id={bob['id']}")["text"])
-                   if c["name"] == "stable_softplus")
+    comments = json.loads(request(teach, "GET", f"{api}/comments?submission_id={bob['id']}")["text"])
+    comment = next(c for c in comments if c["name"] == "stable_softplus")
     assert request(teach, "PUT", f"{api}/grade/{grade['id']}", body={"manual_score": 2.0})["status"] == 200
     assert request(teach, "PUT", f"{api}/comment/{comment['id']}", body={"manual_comment": COMMENT})["status"] == 200
     for action in ("generate_feedback", "release_feedback"):
         done = json.loads(request(teach, "POST", f"{api}/assignment/{ID}/{action}")["text"])
         assert done["success"], done
-    final = {**JUDGED, "bob": 8.0}
+    final, texts = {**JUDGED, "bob": 8.0}, {}
     for who in WORK:
         done = request(pages[who], "POST", f"{lab[who]}assignments/fetch_feedback", {"course_id": "finite",
                                                                                      "assignment_id": ID})
         assert json.loads(done["text"])["success"], done
         found = list((hub.base / "home" / name[who] / ID / "feedback").rglob("*.html"))
         assert len(found) == 1, (who, found)
-        text = found[0].read_text()
+        texts[who] = text = found[0].read_text()
         assert f"feedback for {name[who]}" in text and f"Score:</strong> {final[who]:g} / 12" in text, who
         assert not any(name[other] in text for other in WORK if other != who)
-    assert COMMENT in text if who == "bob" else True
+    assert COMMENT in texts["bob"] and "2 / 3 (graded by hand)" in texts["bob"]
     pages["bob"].goto(f"{lab['bob']}lab/tree/{ID}/feedback")
     pages["bob"].wait_for_selector(".jp-DirListing-item", timeout=30_000)
-    shoot(pages["bob"], "4-bob-feedback")
+    shoot(pages["bob"], "6-bob-feedback")

@@ -70,7 +70,7 @@ REBINDING_NAMES = {"exec", "eval", "compile", "globals", "locals", "vars", "seta
 REBINDING_CALLS = ("torch.set_default_dtype", "torch.set_default_tensor_type", "numpy.seterr")
 REBINDING_MODULES = ("builtins", "__main__", "importlib", "ctypes", "gc", "unittest.mock", "mock", "runpy", "code",
                      "IPython", "copyreg", "pickle", "marshal", "dill", "shelve", "operator", "site", "zipimport",
-                     "imp", "pkgutil")
+                     "imp")
 # Loads that run code from data (a pickle's REDUCE), unless told not to: {call: (keyword, its safe value)}.
 PICKLE_LOADS = {"torch.load": ("weights_only", True), "torch.serialization.load": ("weights_only", True),
                 "numpy.load": ("allow_pickle", False)}
