@@ -397,7 +397,7 @@ def test_attack_rewriting_later_cells_gains_nothing(world):
 def test_attack_always_equal_object_gains_nothing(world):
     row = world["rows"]["equaliser"]
     assert row["test_double"] == "2" and row["test_triple"] == "0"
-    assert "not plain data" in feedback(world, "equaliser")
+    assert "expected an int; your value is not one" in feedback(world, "equaliser")  # the reference's kind only
 
 
 def test_attack_forging_observations_gains_nothing(world):

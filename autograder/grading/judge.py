@@ -114,7 +114,7 @@ def _compare(ref, got, rtol, atol):
     if kind == "raised":
         return _compare_raised(ref, got, frozenset())
     if got.get("t") != kind:
-        return f"expected a {_kind_name(ref)}; your value is not one"
+        return f"expected {_a(_kind_name(ref))}; your value is not one"
     if kind in ("tensor", "ndarray", "npscalar"):
         return _compare_array(ref, got, rtol, atol)
     if kind == "float":
@@ -156,6 +156,10 @@ def _compare_raised(ref, got, raised):
 
 def _short(name: str) -> str:
     return name.removeprefix("builtins.")
+
+
+def _a(name: str) -> str:
+    return name if name == "None" else ("an " if name[0] in "aeiou" else "a ") + name
 
 
 def _kind_name(value):
