@@ -13,7 +13,7 @@ import textwrap
 from dataclasses import dataclass
 
 from autograder.course import CourseError, hidden_regions
-from autograder.grading.method_rules import AnswerSyntaxError, parse, rule_errors
+from fplab.rules import AnswerSyntaxError, parse, rule_errors
 
 ANSWER_NAME = re.compile(r"^_*(expected|expect|want|wants|wanted|ref|refs|reference|truth|answer|answers|correct|golden)(_|\d|$)",
                          re.IGNORECASE)

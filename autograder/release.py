@@ -7,6 +7,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.course import nbgrader
+from fplab.rules import digest
 
 
 def generate(course, ids, workdir):
@@ -23,12 +24,15 @@ def generate(course, ids, workdir):
 
 
 def normalise(path):
-    """Rewrite a notebook with no outputs or execution counts, in nbformat's canonical layout."""
+    """Rewrite a notebook with no outputs or execution counts, in nbformat's canonical layout, listing
+    its code cells' fingerprints (``metadata.finite.released_code``: what the learner's visible rule
+    check, :mod:`fplab.rule_check`, takes for the release's own cells)."""
     nb = nbformat.read(path, as_version=4)
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs = []
             cell.execution_count = None
+    nb.metadata["finite"] = {"released_code": sorted({digest(c.source) for c in nb.cells if c.cell_type == "code"})}
     nbformat.write(nb, path)
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import torch
 
 from fplab.device import cuda_available
+from fplab.rule_check import record_cell
 
 GPU_SKIP_MESSAGE = "skipped: needs a CUDA GPU; nothing here is graded"
 
@@ -25,7 +26,8 @@ def gpu_optional(line: str, cell: str, shell) -> None:
 
 
 def setup_notebook(seed: int = 0, shell=None) -> None:
-    """Register ``%%gpu_optional`` on the running IPython shell (if any) and seed every RNG.
+    """Register ``%%gpu_optional`` and the visible rule check's cell record
+    (:func:`fplab.rule_check.record_cell`) on the running IPython shell (if any), and seed every RNG.
 
     Safe to call more than once.
     """
@@ -39,4 +41,6 @@ def setup_notebook(seed: int = 0, shell=None) -> None:
             magic_kind="cell",
             magic_name="gpu_optional",
         )
+        if record_cell not in shell.events.callbacks["pre_run_cell"]:
+            shell.events.register("pre_run_cell", record_cell)
     seed_all(seed)

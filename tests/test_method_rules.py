@@ -5,8 +5,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import Course
-from autograder.grading.method_rules import (AnswerSyntaxError, defining_source, dynamic_lookups, parse,
-                                             rule_errors, unresolved_entries)
+from fplab.rules import (SHAPE_NOTE, AnswerSyntaxError, defining_source, dynamic_lookups, parse, rule_errors,
+                         unresolved_entries)
 from autograder.grading.score import method_problems
 
 SETUP = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nimport fplab"
@@ -36,6 +36,8 @@ def problems(answer, allow, name="f", added=(), extra_release=()):
 
 # Each attack of a hostile student: (answer cell, allowlist, the learner's added cells, what the message says)
 ATTACKS = {
+    "shape_method_rebound": ("def f(z, dim=-1):\n    return z.squeeze(dim)", LSE,
+                             ("def _arm(t):\n    t.squeeze = torch.logsumexp\n_arm(torch.Tensor)",), "named like `.squeeze`"),
     "op_registry": ("def f(z):\n    return torch.ops.aten.special_logsumexp(z, [0])", LSE, (), "torch.ops"),
     "jit_get_operation": ("def f(z):\n    op = torch._C._jit_get_operation('aten::logsumexp')\n    return op(z, [0])",
                           LSE, (), "cannot tell"),
@@ -182,6 +184,13 @@ def test_the_message_names_the_line_and_says_what_to_do():
 
 HONEST = {
     "kahan_loop": (KAHAN, FLOAT32 + [".flip"], ()),
+    "shape_operations_on_any_list": (
+        "def f(z, dim=-1):\n    m = torch.unsqueeze(z.detach().amax(dim), dim).contiguous()\n"
+        "    flat = (z - m).exp().view(-1, z.size(-1)).reshape(z.shape)\n"
+        "    return torch.squeeze(m + torch.log(flat.sum(dim, keepdim=True)), dim)", LSE, ()),
+    "reduce_over_allowed_function": ("import functools\ndef f(z, dim=-1):\n"
+                                     "    return functools.reduce(torch.logaddexp, z.unbind(dim))",
+                                     ["torch.logaddexp", "functools.reduce"], ()),
     "kahan_indexing_and_helper_cell": (
         "def kahan_sum(x):\n    values = x.detach().numpy()\n    s, c = _start()\n    for i in range(len(values)):\n"
         "        s, c = _step(s, c, values[i])\n    return torch.tensor(s + c, dtype=torch.float32)\n",
@@ -214,9 +223,9 @@ HONEST = {
                           "        case _:\n            raise TypeError('dim')\n"
                           "    m = z.amax(d, keepdim=True).detach()\n"
                           "    return (m + torch.log((z - m).exp().sum(d, keepdim=True))).squeeze(d)", LSE, ()),
-    "instance_of_own_class": ("class _LogSumExp:\n    def __init__(self, dim):\n        self.dim = dim\n\n"
-                              "    def __call__(self, z):\n        m = z.amax(self.dim, keepdim=True).detach()\n"
-                              "        return (m + torch.log((z - m).exp().sum(self.dim, keepdim=True))).squeeze(self.dim)\n\n"
+    "instance_of_own_class": ("class _LogSumExp:\n    def __init__(self, dim):\n        self.axis = dim\n\n"
+                              "    def __call__(self, z):\n        m = z.amax(self.axis, keepdim=True).detach()\n"
+                              "        return (m + torch.log((z - m).exp().sum(self.axis, keepdim=True))).squeeze(self.axis)\n\n"
                               "def f(z, dim=-1):\n    return _LogSumExp(dim)(z)", LSE, ()),
     "class_with_self_state": ("class f:\n    def __init__(self, scale=2.0):\n        self.scale = float(scale)\n"
                               "        self._steps = 0\n    def update(self, found_inf):\n        if found_inf:\n"
@@ -258,8 +267,12 @@ def _exercise(allow, text):
 
 
 def test_the_text_and_the_metadata_must_state_the_same_list():
-    good = "**What you may call**: `torch.exp`, `.sum`.\n\nAnything else costs this exercise's points."
+    good = f"**What you may call**: `torch.exp`, `.sum`; {SHAPE_NOTE}.\n\nAnything else costs this exercise's points."
     assert rule_errors("01_x", _exercise(["torch.exp", ".sum"], good)) == []
+    assert rule_errors("01_x", _exercise(["torch.exp", ".sum"], good.replace(SHAPE_NOTE, "shapes"))) == [
+        "01_x: f: the **What you may call** paragraph does not state fplab.rules.SHAPE_NOTE"]
+    assert rule_errors("01_x", _exercise(["torch.exp", ".sum", ".view"], good.replace("`.sum`", "`.sum`, `.view`"))) == [
+        "01_x: f: the allowlist entry '.view' is a shape operation, allowed on every list: drop it"]
     assert rule_errors("01_x", _exercise(["torch.exp", ".sum", ".abs"], good)) == [
         "01_x: f: the allowlist entry '.abs' is not in the text's **What you may call** list"]
     assert "does not resolve" in rule_errors("01_x", _exercise(["torch.exq"], good.replace("torch.exp", "torch.exq")))[0]

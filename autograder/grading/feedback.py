@@ -11,7 +11,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
-from autograder.grading.method_rules import defining_source
+from fplab.rules import defining_source
 from autograder.statuses import STATUS_TEXT
 
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),

@@ -7,12 +7,10 @@ from dataclasses import asdict, dataclass, field
 
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
-from autograder.grading.method_rules import (AnswerSyntaxError, Rule, dynamic_lookups, judge, parse,
-                                               rebinding_problems, released_imports, released_names,
-                                               student_cells)
 from autograder.sandbox.usage import limit_outcome, notebook_errors
 from autograder.sandbox.execute import cell_label
 from autograder.statuses import Status
+from fplab.rules import dynamic_lookups, exercise_problems
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
@@ -226,32 +224,9 @@ def outcome_notes(nb, outcome, limits, usage, run=None):
 
 
 def method_problems(nb, assignment) -> dict:
-    """{test grade_id: why it scores 0} for answer cells that do not parse, and for exercises whose
-    method rule (an allowlist) the learner's code breaks: the code that defines the graded name,
-    wherever it is, and anything in a cell they wrote that could rebind names unseen (read from
-    the learner's source, outside the kernel)."""
-    cells = student_cells(nb, assignment.released_code)
-    labels = {c.label: c for c in cells}
-    imports = released_imports(nb, assignment.released_code)
-    notebook_names = released_names(nb, assignment.released_code)
-    protected = frozenset().union(*(Rule.of(allow).protected for _, allow in assignment.rules.values()))
-    rebinding = rebinding_problems(cells, imports, protected) if assignment.rules else []
-    problems = {}
-    for test in assignment.tests:
-        answer, allow = assignment.rules.get(test, (test.removeprefix("test_"), None))
-        if answer in labels:
-            try:
-                parse(labels[answer].source)
-            except AnswerSyntaxError as error:
-                problems[test] = f"your answer cell {answer} is not valid Python ({error})"
-                continue
-        if allow is None:
-            continue  # no rule; with the answer cell gone, its test fails on its own
-        found = judge(cells, imports, notebook_names, answer, answer, allow) + rebinding
-        if found:
-            more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
-            problems[test] = "this exercise's method rule: " + "; ".join(found[:3]) + more
-    return problems
+    """{test grade_id: why it scores 0} by the assignment's method rules (:func:`fplab.rules.exercise_problems`,
+    the same check the learner's visible tests run), read from the learner's source outside the kernel."""
+    return exercise_problems(nb, assignment.released_code, assignment.rules, assignment.tests)
 
 
 def review_notes(nb, assignment) -> list:

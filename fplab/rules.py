@@ -23,6 +23,7 @@ Code that looks things up dynamically anywhere else is listed for the instructor
 """
 import ast
 import builtins
+import hashlib
 import importlib
 import inspect
 import re
@@ -31,7 +32,7 @@ import types
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-IMPORTABLE = ("fplab", "torch", "numpy", "math", "warnings")  # what an entry may name (and is imported for)
+IMPORTABLE = ("fplab", "torch", "numpy", "math", "warnings", "functools")  # what an entry may name (and is imported for)
 EXCEPTIONS = frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type)
                        and issubclass(getattr(builtins, n), BaseException))
 DEFAULT_BUILTINS = frozenset({
@@ -78,6 +79,17 @@ IMPORT_PATHS = {"path", "meta_path", "path_hooks", "path_importer_cache"}  # sys
 REBINDING_ATTRIBUTES = {"modules", "f_globals", "settrace", "setprofile", "user_ns", "user_global_ns"}
 READ_ONLY = {"items", "keys", "values", "get", "copy"}  # what reading a frame's f_locals may do
 SAFE_DUNDERS = {"__name__", "__doc__", "__qualname__", "__version__", "__init__"}
+# Operations that compute nothing (shape, layout, size and dtype-keeping conversions), allowed on every
+# rule so that a list names what matters: the arithmetic. The exercise text says so with SHAPE_NOTE.
+SHAPE_METHODS = ("view", "view_as", "reshape", "reshape_as", "squeeze", "unsqueeze", "flatten", "ravel", "permute",
+                 "transpose", "T", "mT", "expand", "expand_as", "contiguous", "flip", "unbind", "split", "chunk",
+                 "size", "dim", "ndim", "shape", "numel", "numpy")
+SHAPE_FUNCTIONS = ("torch.reshape", "torch.squeeze", "torch.unsqueeze", "torch.flatten", "torch.permute",
+                   "torch.transpose", "torch.flip", "torch.unbind", "torch.split", "torch.chunk", "torch.numel",
+                   "torch.from_numpy")
+SHAPE_ENTRIES = frozenset(SHAPE_FUNCTIONS) | {f".{m}" for m in SHAPE_METHODS}
+SHAPE_NOTE = ("the **shape operations**, which compute nothing and are allowed on every exercise with a list: "
+              + ", ".join(SHAPE_METHODS) + " (as methods), their torch functions, torch.from_numpy, and indexing")
 METHOD_TYPES = ("torch.Tensor", "torch.dtype", "torch.finfo", "numpy.ndarray", "numpy.float32", "numpy.dtype",
                 "numpy.errstate", "numpy.finfo")
 
@@ -260,6 +272,10 @@ def rule_errors(assignment_id: str, source_nb) -> list:
         if stated is None:
             errors.append(f"{where}: no markdown above the answer cell states {LIST_MARK}")
             continue
+        if SHAPE_NOTE not in text:
+            errors.append(f"{where}: the {LIST_MARK} paragraph does not state fplab.rules.SHAPE_NOTE")
+        errors += [f"{where}: the allowlist entry {entry!r} is a shape operation, allowed on every list: drop it"
+                   for entry in sorted(SHAPE_ENTRIES & set(map(str, finite["allow"])))]
         for entry in sorted(set(map(str, finite["allow"])) - set(stated)):
             errors.append(f"{where}: the allowlist entry {entry!r} is not in the text's {LIST_MARK} list")
         for entry in sorted(set(stated) - set(map(str, finite["allow"]))):
@@ -284,6 +300,7 @@ class Rule:
 
     @classmethod
     def _build(cls, entries) -> "Rule":
+        entries = (*entries, *SHAPE_ENTRIES)
         dotted = {e for e in entries if "." in e and not e.startswith(".")}
         modules = {e for e in entries if "." not in e and e in IMPORTABLE}
         return cls(frozenset(dotted | modules), frozenset(e[1:] for e in entries if e.startswith(".")),
@@ -995,6 +1012,54 @@ def judge(cells, imports, notebook_names, graded: str, answer_label: str, allow)
     return _Judge(cells, imports, notebook_names, Rule.of(allow)).run(answer or empty, graded)
 
 
+def digest(source: str) -> str:
+    """A code cell's fingerprint: the release lists its cells' (``metadata.finite.released_code``) so a
+    learner's kernel can tell the release's cells from the learner's without holding the release."""
+    return hashlib.sha256(source.encode()).hexdigest()[:16]
+
+
+class ReleasedDigests:
+    """The release's code cells as :func:`digest` fingerprints: ``source in released`` as for a set of
+    sources (the ``released_code`` :func:`exercise_problems` takes)."""
+
+    def __init__(self, digests):
+        self.digests = frozenset(digests)
+
+    def __contains__(self, source) -> bool:
+        return isinstance(source, str) and digest(source) in self.digests
+
+
+def exercise_problems(nb, released_code, rules, tests) -> dict:
+    """{test grade_id: why it scores 0} for answer cells that do not parse, and for exercises whose
+    method rule (an allowlist) the learner's code breaks: the code that defines the graded name,
+    wherever it is, and anything in a cell they wrote that could rebind names unseen. ``released_code``:
+    the release's code cells (anything that supports ``in``); ``rules``: {test: (answer, allow)}; ``tests``:
+    the test grade ids to judge. The grader calls it outside the kernel with the release's own data; a
+    visible test calls it in the kernel (:mod:`fplab.rule_check`) with the learner's notebook's."""
+    cells = student_cells(nb, released_code)
+    labels = {c.label: c for c in cells}
+    imports = released_imports(nb, released_code)
+    notebook_names = released_names(nb, released_code)
+    protected = frozenset().union(*(Rule.of(allow).protected for _, allow in rules.values()))
+    rebinding = rebinding_problems(cells, imports, protected) if rules else []
+    problems = {}
+    for test in tests:
+        answer, allow = rules.get(test, (test.removeprefix("test_"), None))
+        if answer in labels:
+            try:
+                parse(labels[answer].source)
+            except AnswerSyntaxError as error:
+                problems[test] = f"your answer cell {answer} is not valid Python ({error})"
+                continue
+        if allow is None:
+            continue  # no rule; with the answer cell gone, its test fails on its own
+        found = judge(cells, imports, notebook_names, answer, answer, allow) + rebinding
+        if found:
+            more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
+            problems[test] = "this exercise's method rule: " + "; ".join(found[:3]) + more
+    return problems
+
+
 def rebinding_problems(cells, imports=None, protected=frozenset()) -> list:
     """Code in any cell the learner wrote that could rebind what a graded function calls in a way
     the grader cannot follow: exec/eval/globals()/setattr, ``getattr`` with a computed or dunder
@@ -1044,9 +1109,12 @@ def rebinding_problems(cells, imports=None, protected=frozenset()) -> list:
             elif isinstance(node, ast.Attribute) and node.attr in IMPORT_PATHS and _root_alias(node, aliases) and \
                     _chain(node, aliases)[:2] == ["sys", node.attr]:
                 report(node, f"uses `{_short(node)}`, which changes where imports come from")
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and (
-                    (_root_alias(node, aliases) and not _switch(node, aliases)) or node.attr in protected):
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and \
+                    _root_alias(node, aliases) and not _switch(node, aliases):
                 report(node, f"assigns to `{_short(node)}`; the grader cannot tell what that rebinds")
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)) and node.attr in protected:
+                report(node, f"assigns to `{_short(node)}`, named like `.{node.attr}`, which an answer may call: the "
+                             "grader cannot tell what that rebinds (give the attribute another name)")
     return list(dict.fromkeys(found))
 
 
