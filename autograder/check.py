@@ -12,6 +12,7 @@ from autograder.course import answer_cells, graded_tests
 from autograder.lint import lint_notebook
 from autograder.statuses import Status
 from autograder.sandbox.limits import Limits
+from fplab.rules import RULE_PREFIX
 
 
 def write_submissions(course, assignment_id, cases, folder) -> None:
@@ -84,7 +85,10 @@ def report(assignment_id, cases, tests, results, out) -> int:
               f"got {detail:<24} {verdict}", file=out)
     wrongs = [c for c in cases if c.failing and not c.attack]
     if wrongs:
-        caught = sum(c.failing in results[student_id(c)].caught_by_visible for c in wrongs)
+        # A rule breach counts as caught: the visible test's check_rule reports it to the learner with
+        # the grader's verdict (tests/test_rule_check.py), though it stands aside while graded.
+        caught = sum(c.failing in results[student_id(c)].caught_by_visible or
+                     results[student_id(c)].errors.get(c.failing, "").startswith(RULE_PREFIX) for c in wrongs)
         print(f"  visible tests alone catch {caught} of {len(wrongs)} wrong answers "
               f"({100 * caught / len(wrongs):.0f} %; aim >= 60 %)", file=out)
     return mismatches

@@ -13,7 +13,8 @@ import textwrap
 from dataclasses import dataclass
 
 from autograder.course import CourseError, hidden_regions
-from fplab.rules import AnswerSyntaxError, parse, rule_errors
+from autograder.rule_lint import rule_errors
+from fplab.rules import AnswerSyntaxError, parse
 
 ANSWER_NAME = re.compile(r"^_*(expected|expect|want|wants|wanted|ref|refs|reference|truth|answer|answers|correct|golden)(_|\d|$)",
                          re.IGNORECASE)

@@ -26,7 +26,6 @@ import builtins
 import hashlib
 import importlib
 import inspect
-import re
 import sys
 import types
 from dataclasses import dataclass
@@ -240,50 +239,7 @@ def _has_attribute(owner, name) -> bool:
         return False
 
 
-LIST_MARK = "**What you may call**"  # the exercise text's paragraph that states the allowlist
-CLOSING = "Anything else costs this exercise's points"  # its fail-closed sentence
-
-
-def stated_allowlist(markdown: str) -> list | None:
-    """The entries (code spans) of a markdown cell's "What you may call" paragraph, or None."""
-    for paragraph in markdown.split("\n\n"):
-        if paragraph.startswith(LIST_MARK):
-            return re.findall(r"`([^`]+)`", paragraph)
-    return None
-
-
-def rule_errors(assignment_id: str, source_nb) -> list:
-    """What is wrong with a source notebook's method rules, one line each naming the assignment,
-    the exercise and the entry: an entry that names nothing on this stack, a list the exercise
-    text does not state word for word, a missing fail-closed sentence, the retired ``forbid``."""
-    errors = []
-    for index, cell in enumerate(source_nb.cells):
-        meta, finite = cell.metadata.get("nbgrader", {}), cell.metadata.get("finite", {})
-        where = f"{assignment_id}: {meta.get('grade_id') or f'cell {index + 1}'}"
-        if "forbid" in finite:
-            errors.append(f"{where}: metadata.finite.forbid is retired; declare finite.allow (AUTHORING.md)")
-        if "allow" not in finite:
-            continue
-        errors += [f"{where}: the allowlist entry {entry!r} does not resolve on this stack"
-                   for entry in unresolved_entries(finite["allow"])]
-        text = next((c.source for c in reversed(source_nb.cells[:index])
-                     if c.cell_type == "markdown" and stated_allowlist(c.source) is not None), None)
-        stated = stated_allowlist(text) if text is not None else None
-        if stated is None:
-            errors.append(f"{where}: no markdown above the answer cell states {LIST_MARK}")
-            continue
-        if SHAPE_NOTE not in text:
-            errors.append(f"{where}: the {LIST_MARK} paragraph does not state fplab.rules.SHAPE_NOTE")
-        errors += [f"{where}: the allowlist entry {entry!r} is a shape operation, allowed on every list: drop it"
-                   for entry in sorted(SHAPE_ENTRIES & set(map(str, finite["allow"])))]
-        for entry in sorted(set(map(str, finite["allow"])) - set(stated)):
-            errors.append(f"{where}: the allowlist entry {entry!r} is not in the text's {LIST_MARK} list")
-        for entry in sorted(set(stated) - set(map(str, finite["allow"]))):
-            errors.append(f"{where}: the text's {LIST_MARK} list names {entry!r}, which the metadata does not allow")
-        if CLOSING not in text:
-            errors.append(f"{where}: the exercise text does not say that anything else costs the points "
-                          f"(\"{CLOSING}...\")")
-    return errors
+RULE_PREFIX = "this exercise's method rule: "  # how a breach's message starts, on the page and in the kernel
 
 
 @dataclass(frozen=True)
@@ -647,7 +603,8 @@ class _Scope:
             return
         for name, dotted in _imported(node):
             if not (self.judge.rule.allows(dotted) or self.judge.rule.leads_to_entry(dotted)):
-                self.problem(node, self.not_listed(dotted))
+                self.problem(node, f"imports `{dotted}`, which is not on this exercise's list (an import runs "
+                                   "that module's code: import only what the list names)")
             if self.kind != "module":
                 self.names.setdefault(name, set()).add(f"module:{dotted}")
 
@@ -1056,7 +1013,7 @@ def exercise_problems(nb, released_code, rules, tests) -> dict:
         found = judge(cells, imports, notebook_names, answer, answer, allow) + rebinding
         if found:
             more = f" (and {len(found) - 3} more)" if len(found) > 3 else ""
-            problems[test] = "this exercise's method rule: " + "; ".join(found[:3]) + more
+            problems[test] = RULE_PREFIX + "; ".join(found[:3]) + more
     return problems
 
 

@@ -232,3 +232,13 @@ def test_a_superclass_raised_elsewhere_in_the_cell_does_not_block_its_subclass()
     assert judge_cell([os_error, not_found], [os_error, not_found]).fraction == 1.0
     # but where OSError is expected, a FileNotFoundError (another class the cell expects) does not match
     assert judge_cell([os_error, not_found], [not_found, not_found]).fraction == 0.0
+
+
+def test_a_flood_is_parsed_one_past_what_the_test_makes():
+    """Observations past the reference's count are never parsed (a broken one there costs nothing
+    more), and the cell scores 0 in the judge's words."""
+    ref = [obs("double(21)", 42)]
+    flood = cell_with({"name": "double(21)", "value": encode(42)}, {"name": "x", "value": encode(1)}, "not json")
+    found = observations(flood, len(ref))
+    assert len(found) == 2
+    assert judge_cell(ref, found).problems == ["more observations than the test makes (made by code outside the test?)"]

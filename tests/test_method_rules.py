@@ -5,8 +5,8 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import Course
-from fplab.rules import (SHAPE_NOTE, AnswerSyntaxError, defining_source, dynamic_lookups, parse, rule_errors,
-                         unresolved_entries)
+from autograder.rule_lint import rule_errors
+from fplab.rules import SHAPE_NOTE, AnswerSyntaxError, defining_source, dynamic_lookups, parse, unresolved_entries
 from autograder.grading.score import method_problems
 
 SETUP = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nimport fplab"
@@ -261,9 +261,10 @@ def test_an_entry_that_does_not_resolve_is_named():
                                                             "pkgutil.resolve_name"]
 
 
-def _exercise(allow, text):
+def _exercise(allow, text, test='with visible_checks("f"):\n    check_rule("f")\n'):
     return new_notebook(cells=[new_markdown_cell(text), new_code_cell(
-        "def f(x):\n    return x", metadata={"nbgrader": {"solution": True, "grade_id": "f"}, "finite": {"allow": allow}})])
+        "def f(x):\n    return x", metadata={"nbgrader": {"solution": True, "grade_id": "f"}, "finite": {"allow": allow}}),
+        new_code_cell(test, metadata={"nbgrader": {"grade": True, "grade_id": "test_f", "locked": True}})])
 
 
 def test_the_text_and_the_metadata_must_state_the_same_list():
@@ -277,6 +278,9 @@ def test_the_text_and_the_metadata_must_state_the_same_list():
         "01_x: f: the allowlist entry '.abs' is not in the text's **What you may call** list"]
     assert "does not resolve" in rule_errors("01_x", _exercise(["torch.exq"], good.replace("torch.exp", "torch.exq")))[0]
     assert "anything else costs" in rule_errors("01_x", _exercise(["torch.exp", ".sum"], good.split("\n\n")[0]))[0]
+    assert rule_errors("01_x", _exercise(["torch.exp", ".sum"], good, test="### BEGIN HIDDEN TESTS\ncheck_rule('f')")) == [
+        "01_x: f: its visible test does not call check_rule('f') (fplab.rule_check: a learner sees a breach before "
+        "submitting)"]
     retired = _exercise(["torch.exp", ".sum"], good)
     retired.cells[1].metadata["finite"]["forbid"] = ["torch.exp"]
     assert "forbid is retired" in rule_errors("01_x", retired)[0]

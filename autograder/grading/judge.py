@@ -41,8 +41,10 @@ class Verdict:
     problems: list = field(default_factory=list)
 
 
-def observations(cell) -> list:
-    """The observations a cell's outputs hold, in order; MalformedObservation if any is broken."""
+def observations(cell, expected: int | None = None) -> list:
+    """The observations a cell's outputs hold, in order; MalformedObservation if any is broken.
+    ``expected``: how many the reference made; parsing stops one past it (:func:`judge_cell` scores
+    that 0 whatever the rest holds), so a flood costs the trusted side nothing more."""
     found = []
     for output in cell.get("outputs", []):
         if output.get("output_type") not in ("display_data", "execute_result"):
@@ -56,6 +58,8 @@ def observations(cell) -> list:
             except ValueError:
                 raise MalformedObservation("an observation is not JSON") from None
         found.append(_observation(record))
+        if expected is not None and len(found) > expected:
+            return found
         if len(found) > MAX_OBSERVATIONS:
             raise MalformedObservation(f"more than {MAX_OBSERVATIONS} observations")
     return found

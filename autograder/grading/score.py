@@ -103,7 +103,7 @@ def score_cell(cell, reference, templates, secrets, public_names=frozenset(), vi
     """(fraction of the cell's points earned, fraction the observations alone earn, why it lost
     points or ""). ``visible``: see :func:`error_line`."""
     try:
-        verdict = judge_cell(reference, observations(cell))
+        verdict = judge_cell(reference, observations(cell, len(reference)))
     except MalformedObservation as error:  # its words are the judge's (judge.py): no name, no count of the kernel's
         return 0.0, 0.0, f"malformed observation data: {error}"
     problems = [secrets.clean(p, 300) for p in verdict.problems[:5]]
