@@ -53,16 +53,23 @@ def _problem(name: str) -> str:
     return rules.exercise_problems(nb, rules.ReleasedDigests(released), allowed, [f"test_{name}"]).get(f"test_{name}", "")
 
 
-def check_rule(name: str) -> None:
-    """Raise ``AssertionError`` with the grader's message when the code that defines ``name`` breaks
-    its exercise's method rule (the "What you may call" list). Does nothing while being graded."""
+def rule_breach(name: str) -> str:
+    """The grader's message when the code that defines ``name`` breaks its exercise's method rule
+    (the "What you may call" list), else "" (also while being graded: the grader's check counts)."""
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
-        return
+        return ""
     try:
         problem = _problem(name)
     except Exception as error:  # advice only: a notebook it cannot read costs nothing here
         problem = f"not checked here ({type(error).__name__})"
     if problem.startswith("not checked"):
         print(f"{name}: the method rule was {problem}; the grader checks it when your notebook is graded")
-    elif problem:
-        raise AssertionError(f"{problem} (graded, {name} scores 0 for this)")
+        return ""
+    return problem and f"{problem} (graded, {name} scores 0 for this)"
+
+
+def check_rule(name: str) -> None:
+    """A visible check: fail with the grader's message when ``name`` breaks its method rule."""
+    breach = rule_breach(name)
+    if breach:
+        raise AssertionError(breach)
