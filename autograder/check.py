@@ -1,6 +1,7 @@
 """Self-check: the solutions, the blank release and every case, graded by the pipeline that
 grades students (``grade_batch``: sandbox, reference run, judge), each compared with what it
 must score."""
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -9,6 +10,7 @@ import nbformat
 from autograder.grading.batch import grade_batch, released_notebook, worker_pool
 from autograder.cases import build_submission, load_cases, student_id
 from autograder.course import answer_cells, graded_tests
+from autograder.grading.assignment import CACHE
 from autograder.lint import lint_notebook
 from autograder.statuses import Status
 from autograder.sandbox.limits import Limits
@@ -48,7 +50,13 @@ def check_assignment(course, assignment_id: str, workers: int, out, limits: Limi
         results = grade_batch(course, Path(workdir) / "submitted", assignment_id, Path(workdir) / "out",
                               workers, limits, progress=False, regrade=True,
                               record_grades=False, pool=pool).results
-    return report(assignment_id, cases, graded_tests(source_nb), {r.student: r for r in results}, out)
+        kept = course.root / CACHE / "check" / assignment_id
+        kept.mkdir(parents=True, exist_ok=True)
+        for name in ("report.html", "items.csv"):
+            shutil.copyfile(Path(workdir) / "out" / name, kept / name)
+    found = report(assignment_id, cases, graded_tests(source_nb), {r.student: r for r in results}, out)
+    print(f"  the self-check class's item analysis: {kept.relative_to(course.root) / 'report.html'}", file=out)
+    return found
 
 
 def report(assignment_id, cases, tests, results, out) -> int:
@@ -83,6 +91,8 @@ def report(assignment_id, cases, tests, results, out) -> int:
         mismatches += verdict != "ok"
         print(f"  {case.name:<{width}}  want {describe_expectation(case, total):<{want_width}}  "
               f"got {detail:<24} {verdict}", file=out)
+        if case.failing and result.signatures.get(case.failing):
+            print(f"  {'':<{width}}  differed: {result.signatures[case.failing][0][1]}", file=out)
     wrongs = [c for c in cases if c.failing and not c.attack]
     if wrongs:
         # A rule breach counts as caught: the visible test's check_rule reports it to the learner with

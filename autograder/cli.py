@@ -56,6 +56,12 @@ def parser():
     g.add_argument("--dry-run", action="store_true",
                    help="list each student's notebook and whether it would be graded or kept; run and write nothing")
 
+    r = sub.add_parser("report", help="grades.csv, summary.png and the item analysis from the gradebook and "
+                                      "autograded/ (after nbgrader autograde or the Formgrader)")
+    r.add_argument("assignment", metavar="ID")
+    r.add_argument("--out", required=True, metavar="OUT",
+                   help="grades.csv, summary.png, report.html, items.csv, canvas.csv")
+
     k = sub.add_parser("kit", help="write what students get (no source/, cases/ or grader) to a new folder")
     k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, or is empty")
 
@@ -68,6 +74,8 @@ def parser():
                    help="where one graded notebook's seconds go, step by step (first ID only)")
     b.add_argument("--widgets", action="store_true",
                    help="time the fplab.widgets explorers instead: ms per slider move")
+    b.add_argument("--report", action="store_true",
+                   help="time the item analysis (report.html) of a synthetic class of --students (default 300 here)")
     b.add_argument("--students", type=int, default=24, help="submissions in the synthetic class (default 24)")
     b.add_argument("--workers", type=int, default=None, help="workers for the parallel run (default: cores)")
     return p
@@ -81,6 +89,13 @@ def main(argv=None):
         course = Course(Path(args.course))
         if args.command == "grade":
             return grade_command(course, args)
+        if args.command == "report":
+            from autograder.grading.batch import class_report
+
+            results, largest = class_report(course, args.assignment, args.out)
+            print(f"{len(results)} autograded students of {args.assignment}; wrote grades.csv, summary.png, report.html, "
+                  f"items.csv and canvas.csv to {args.out}" + "".join(f"\n  {line}" for line in largest))
+            return 0
         if args.command == "kit":
             from autograder.kit import build_kit
 
@@ -107,6 +122,11 @@ def main(argv=None):
             from autograder.bench.widgets import bench_widgets
 
             bench_widgets(sys.stdout)
+            return 0
+        if args.command == "bench" and args.report:
+            from autograder.bench.report import bench_report
+
+            bench_report(sys.stdout, students=args.students if args.students != 24 else 300)
             return 0
         if args.command == "bench" and args.profile:
             from autograder.bench.profile import profile
@@ -171,8 +191,11 @@ def grade_command(course, args):
     batch = grade_batch(course, args.submitted, args.assignment, args.out, args.workers or default_workers(), limits,
                         regrade=args.regrade, scheduler=args.scheduler)
     print(summary(batch.results, batch.reasons, batch.finals))
-    print(f"Wrote {Path(args.out) / 'grades.csv'}, feedback/ and summary.png; scores are in the course gradebook "
-          "(nbgrader export), autograded notebooks in autograded/ (the Formgrader's Manual Grading).")
+    if batch.largest:
+        print("The largest failure signatures (report.html says more):\n" + "\n".join(f"  {line}" for line in batch.largest))
+    print(f"Wrote {Path(args.out) / 'grades.csv'}, feedback/, summary.png, report.html, items.csv and canvas.csv; "
+          "scores are in the course gradebook (nbgrader export), autograded notebooks in autograded/ (the "
+          "Formgrader's Manual Grading).")
     return 0
 
 

@@ -2,11 +2,12 @@
 
 One `check` of the whole course (one process, its workers and fork servers shared by all
 assignments), read per assignment."""
+import html
 import re
 
 import pytest
 
-from conftest import ASSIGNMENTS, run_cli
+from conftest import ASSIGNMENTS, ROOT, run_cli
 
 pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
 
@@ -32,3 +33,53 @@ def test_check_ends_all_as_expected(checked):
     done, _ = checked
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert done.stdout.rstrip().endswith("all as expected")
+
+
+RULE_ATTACK = re.compile(r"--wrong--(calls_|op_registry|computed_getattr|torchscript_source|string_resolver|"
+                         r"jit_get_operation|timeit_statement)")
+OVERFLOW = re.compile(r"--wrong--(naive|no_max_shift|sum_of_squares|log1p_overflow)")
+
+
+def differed(section) -> dict:
+    """{case: what its failing test's first differing check was} from a section of check's report."""
+    found, case = {}, None
+    for line in section.splitlines():
+        if " want " in line:
+            case = line.split()[0]
+        elif line.strip().startswith("differed: ") and case:
+            found[case] = line.strip().removeprefix("differed: ")
+    return found
+
+
+def report_groups(page) -> dict:
+    """{(test, signature): [students]} from a report.html."""
+    groups = {}
+    for test, body in re.findall(r"<h3>(\w+)</h3>\n(.*?)(?=<h3>|</body>)", page, re.S):
+        for signature, students in re.findall(r"<tr><td>(.*?)</td><td class=\"n\">\d+<div class=\"students\">(.*?)</div>",
+                                              body):
+            groups[(test, html.unescape(signature))] = students.split(", ")
+    return groups
+
+
+@pytest.mark.parametrize("assignment_id", ["01_nonassociativity", "02_norm_overflow", "06_stable_cross_entropy",
+                                           "07_amp_gradscaler_tf32"])
+def test_the_self_check_class_report_groups_wrong_answers_as_their_names_say(checked, assignment_id):
+    """The self-check cases as a class: a rule attack lands in the method-rule group, an overflowing
+    formula in a non-finite one, each case in its row's group; the largest group leads the page."""
+    _, sections = checked
+    found = differed(sections[assignment_id])
+    assert found, sections[assignment_id]
+    for case, signature in found.items():
+        if RULE_ATTACK.search(case):
+            assert signature == "method rule breach", (case, signature)
+        if OVERFLOW.search(case):
+            assert re.search(r"NaN|inf|finite|overflow", signature), (case, signature)
+    page = (ROOT / ".finite" / "check" / assignment_id / "report.html").read_text()
+    groups = report_groups(page)
+    for case, signature in found.items():
+        test = "test_" + case.split("--")[0] if "--wrong--" in case else None
+        if test:
+            assert case.replace("-", "_") in groups.get((test, signature), []), (case, test, signature)
+    largest = max(groups.items(), key=lambda item: len(item[1]))
+    first = re.search(r"<ol><li>(.*?)</li>", page)[1]
+    assert first.startswith(f"{largest[0][0]}: {len(largest[1])} students: "), (first, largest)

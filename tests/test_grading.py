@@ -525,3 +525,15 @@ def test_a_grader_failure_on_one_student_is_that_student_s_grader_error(tmp_path
                               Limits(), progress=False, record_grades=False)
     assert again.reasons == {"ann": "kept", "bob": "grader error before"}
     assert {r.student: r.status for r in again.results} == {"ann": "graded", "bob": "graded"}
+
+
+def test_item_analysis_is_the_same_from_grade_and_from_the_gradebook(world, tmp_path):
+    """`grade` writes items.csv beside grades.csv; `report` (after nbgrader autograde or the
+    Formgrader) reads the same numbers back from autograded/ and the gradebook."""
+    items = (world["out"] / "items.csv").read_text()
+    assert "test_double" in items and (world["out"] / "report.html").is_file() and (world["out"] / "canvas.csv").is_file()
+    done = run_cli("--course", str(world["course"]), "report", ASSIGNMENT, "--out", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "items.csv").read_text() == items
+    again = {r["student"]: r["score"] for r in csv.DictReader((tmp_path / "grades.csv").open())}
+    assert again and all(world["rows"][s]["score"] == score for s, score in again.items())

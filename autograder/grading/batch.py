@@ -29,14 +29,15 @@ from autograder.grading.assignment import (
     fingerprint, generated_path, load_assignment, reference_path, stored_reference,
 )
 from autograder.grading.files import sha256, write_atomic
+from autograder.grading.items import write_analysis
 from autograder.grading.gradebook import (
     copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
 )
 from autograder.grading import steps
 from autograder.grading.score import Result
 from autograder.grading.steps import (
-    NOT_RUN, Final, ensure_reference, gradebook_lock, judge, not_run, record, reference_run, render, review_flags,
-    stored_record, write_autograded,
+    NOT_RUN, Final, ensure_reference, final, gradebook_lock, judge, not_run, record, reference_run, render,
+    review_flags, stored_record, write_autograded,
 )
 from autograder.release import generate
 from autograder.sandbox import SandboxError
@@ -74,6 +75,7 @@ class Batch:
     results: list = field(default_factory=list)
     reasons: dict = field(default_factory=dict)  # student -> "kept" or why it was graded
     finals: dict = field(default_factory=dict)  # student -> Final (the gradebook's, manual grades included)
+    largest: list = field(default_factory=list)  # the batch's three largest failure signatures (items.py)
 
 
 def prepare_assignment(course, assignment_id, workdir, stamp: str):
@@ -554,4 +556,31 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             bar.close()
         write_table(batch.results, batch.finals, assignment, out)
         write_summary(batch.results, batch.finals, assignment, out)
+        batch.largest = write_analysis(batch.results, batch.finals, assignment, out)
     return batch
+
+
+def class_report(course, assignment_id: str, out) -> tuple:
+    """grades.csv, summary.png and the item analysis of ``assignment_id`` from what the one pipeline
+    left (the autograded notebooks' judged results, the gradebook's final grades): the same files as
+    ``grade`` writes, after ``nbgrader autograde`` or the Formgrader. Returns (results, the three
+    largest failure signatures); CourseError when nothing of it was autograded."""
+    course.resolve_ids([assignment_id])
+    assignment = load_assignment(course, assignment_id)
+    results, finals = [], {}
+    with course_gradebook(course) as gradebook:
+        for path in sorted((course.root / "autograded").glob(f"*/{assignment_id}/{assignment_id}.ipynb")):
+            if path.is_symlink() or not path.is_file():
+                continue
+            try:
+                result, _ = stored_record(read_notebook(path))
+            except CourseError:
+                continue  # autograded by nbgrader's stock steps, not the course's judge
+            results.append(result)
+            finals[result.student] = final(gradebook, result, assignment_id)
+    if not results:
+        raise CourseError(f"nothing of {assignment_id} was autograded by the course's judge (autograded/ holds none)")
+    write_table(results, finals, assignment, out)
+    write_summary(results, finals, assignment, out)
+    return results, write_analysis(results, finals, assignment, out)
+

@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
+from autograder.grading.signatures import failure_signatures
 from autograder.sandbox.usage import limit_outcome, notebook_errors
 from autograder.sandbox.execute import cell_label
 from autograder.statuses import Status
@@ -33,6 +34,7 @@ class Result:
     caught_by_visible: list = field(default_factory=list)  # tests failed in their visible part (for check)
     judged: dict = field(default_factory=dict)  # test grade_id -> share the observations alone earn (for check)
     review: list = field(default_factory=list)  # code the instructor should read (dynamic lookups, patching)
+    signatures: dict = field(default_factory=dict)  # test grade_id -> [[observation, signature]] (items.py; never shown)
 
     @property
     def score(self) -> float:
@@ -256,4 +258,5 @@ def conclude(student: str, run, notes: list, assignment, limits, digest: str = "
     return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
                   max_score=assignment.max_score, submission_sha256=digest, fingerprint=stamp,
                   submitted_at=submitted_at, notes=notes + more, errors=errors, caught_by_visible=visible,
-                  judged=judged, review=list(review) + review_notes(nb, assignment)), nb
+                  judged=judged, review=list(review) + review_notes(nb, assignment),
+                  signatures=failure_signatures(nb, assignment, scores, errors)), nb
