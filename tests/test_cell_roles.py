@@ -47,6 +47,25 @@ def copied(nb, source=None):
     nb.cells.insert(index + 1, twin)
 
 
+def quiz_test_made_an_answer(nb):
+    """A test cell's "solution" flag switched on in JupyterLab's cell metadata editor."""
+    nb.cells[answer_index(nb, "test_quiz")].metadata.nbgrader["solution"] = True
+
+
+def answer_made_graded(nb):
+    """An answer cell switched to "Autograded answer" (graded, with points)."""
+    nb.cells[answer_index(nb, "logsumexp")].metadata.nbgrader.update(grade=True, points=3)
+
+
+def pasted(nb):
+    """An answer cell pasted from another assignment's notebook: its metadata and id come along."""
+    other = nbformat.v4.new_code_cell("def stable_variance(x):\n    return x.var()", metadata={"nbgrader": {
+        "grade": False, "grade_id": "stable_variance", "locked": False, "schema_version": 3, "solution": True,
+        "task": False}})
+    other["id"] = "from-01"
+    nb.cells.insert(answer_index(nb, "logsumexp") + 1, other)
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     base = tmp_path_factory.mktemp("roles")
@@ -57,6 +76,8 @@ def graded(tmp_path_factory):
         "honest": (None, None), "locked": (FORBIDDEN, locked), "not_an_answer": (FORBIDDEN, not_an_answer),
         "stripped": (FORBIDDEN, stripped), "renamed": (FORBIDDEN, renamed),
         "copied": (None, copied), "copy_rebinds": (None, lambda nb: copied(nb, FORBIDDEN)),
+        "quiz_test_made_an_answer": (None, quiz_test_made_an_answer), "answer_made_graded": (None, answer_made_graded),
+        "pasted": (None, pasted),
     }
     for student, (answer, edit) in students.items():
         nb = build_submission(release, solutions, Case(student, {"logsumexp": answer} if answer else {}))
@@ -90,3 +111,13 @@ def test_a_copy_that_rebinds_the_graded_name_is_judged(graded):
     assert graded["copy_rebinds"]["test_logsumexp"] == "0"
     assert graded["copy_rebinds"]["score"] == str(int(float(graded["honest"]["score"])) - int(
         float(graded["honest"]["test_logsumexp"])))
+
+
+@pytest.mark.parametrize("student, note", [("quiz_test_made_an_answer", "test_quiz"), ("answer_made_graded", "logsumexp"),
+                                           ("pasted", "copies stable_variance")])
+def test_metadata_damage_costs_nothing_and_says_what_was_restored(graded, student, note):
+    """Issue 45's edits in JupyterLab's metadata editor, and a cell pasted from another notebook: the
+    release's roles are restored, the notebook is graded as the honest one, and the note says so."""
+    row = graded[student]
+    assert row["status"] == "graded" and row["score"] == graded["honest"]["score"], row
+    assert note in row["notes"], row["notes"]
