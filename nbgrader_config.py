@@ -71,3 +71,7 @@ from traitlets.config import Application  # noqa: E402
 
 if Application.initialized():
     Application.instance().log.setLevel(Application.instance().log_level)
+
+# nbgrader's own kernels (nbgrader validate, the Formgrader's validation) talk over local sockets, as
+# ipykernel advises, so no "Kernel is running over TCP without encryption" warning on every run.
+c.KernelManager.transport = "ipc"
