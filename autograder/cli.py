@@ -148,8 +148,10 @@ def main(argv=None):
     except CourseError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("\ninterrupted: run the same command again to resume", file=sys.stderr)
+    except KeyboardInterrupt as stop:
+        done = f" ({stop})" if str(stop) else ""
+        print(f"\ninterrupted{done}: run the same command again to resume; only what did not finish runs",
+              file=sys.stderr)
         return 130
     return 2
 

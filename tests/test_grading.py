@@ -338,6 +338,31 @@ def test_feedback_never_shows_hidden_tests_or_solutions(world):
         assert SECRET_TEST not in text and "hidden check of" not in text and "return 2 * x" not in text
 
 
+def children(pid: int) -> set:
+    """The pids of every process below ``pid`` (from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents.setdefault(int(fields[1]), set()).add(int(stat.parent.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in parents.get(todo.pop(), ()):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def student_cgroups(pids) -> list:
+    """The student cgroups (enclosure.StudentCgroup) that processes ``pids`` made and left."""
+    from autograder.sandbox.probe import mechanism
+
+    bases = {base for _, base in mechanism().bases.values()}
+    return [p for base in bases for pid in pids for p in base.glob(f"finite-{pid}-*")]
+
+
 def test_interrupted_batch_resumes_without_regrading(tmp_path):
     """Ctrl-C mid-batch, then the same command again: finished students are kept, the rest graded.
 
@@ -367,9 +392,12 @@ def test_interrupted_batch_resumes_without_regrading(tmp_path):
     while len(list(results.glob("*.json"))) < 2 and time.monotonic() < deadline and first.poll() is None:
         time.sleep(0.05)
     assert first.poll() is None, first.communicate()
+    workers = children(first.pid)
+    assert workers and student_cgroups(workers), "no student cgroup while s3 runs: nothing would be checked"
     os.killpg(first.pid, signal.SIGINT)
     _, err = first.communicate(timeout=120)
-    assert first.returncode != 0 and "interrupted" in err
+    assert first.returncode == 130 and "interrupted (2 of 4 students finished; their results are kept)" in err, err
+    assert student_cgroups(workers) == [], "an interrupted run left its students' cgroups behind"
     assert not (out / "grades.csv").exists()
     kept = {p.name: p.stat().st_mtime_ns for p in results.glob("*.json")}
     assert sorted(kept) == ["s1.json", "s2.json"]

@@ -548,6 +548,11 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
             with reference(course, assignment, limits, stamp, None if scheduler else pool):
                 pending = feed(workers)
             drain(pending, feed, finish, workers)
+        except KeyboardInterrupt:
+            for f in futures:
+                f.cancel()
+            raise KeyboardInterrupt(f"{len(batch.results)} of {len(submissions)} students finished; their results "
+                                    "are kept") from None
         except BaseException:
             for f in futures:
                 f.cancel()
