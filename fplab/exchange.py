@@ -1,4 +1,4 @@
-"""The learner's ``nbgrader submit`` (set in lab/learner/nbgrader_config.json): nbgrader's own,
+"""The learner's ``nbgrader submit`` (set in lab/learner/nbgrader_config.py): nbgrader's own,
 except that the submission it leaves in the exchange is writable by the student alone.
 
 nbgrader's submit makes the submission folder 0777 so that an instructor without root can delete

@@ -59,7 +59,7 @@ def test_kit_holds_what_students_get_and_nothing_else(kit):
     assert files(kit / "fplab") == {k: v for k, v in files(ROOT / "fplab").items() if k.endswith(".py")
                                     and "__pycache__" not in k}
     assert set(files(kit / "lab")) == {"learner/jupyter_server_config.json", "learner/labconfig/page_config.json",
-                                       "learner/nbgrader_config.json"}
+                                       "learner/nbgrader_config.py"}
 
 
 def test_kit_holds_no_forbidden_path(kit):

@@ -8,6 +8,7 @@ their own feedback; bob can read nothing of alice's. Skipped where accounts cann
 import csv
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -54,12 +55,30 @@ def why_not_here() -> str:
     return system_python()
 
 
+SAID = []  # what every command of a term printed, for the noise check
+# The warnings a term may print, each for a reason the README gives (anything else is noise).
+ALLOWED_WARNINGS = (
+    re.compile(r"\[(Collect|Autograde)App \| WARNING\] .*(late|review)"),  # collect's own refusals and reviews
+    # generate_feedback --force replaces the pages `grade` already staged in feedback/ (README, Feedback)
+    re.compile(r"\[GenerateFeedbackApp \| WARNING\] Removing existing assignment: .*/feedback/"),
+)
+
+
+def noise(outputs) -> list:
+    """The warning lines in ``outputs`` that are not on :data:`ALLOWED_WARNINGS`."""
+    lines = {line.strip() for text in outputs for line in text.splitlines()}
+    return sorted(line for line in lines if re.search(r"warn", line, re.I)
+                  and not any(a.search(line) for a in ALLOWED_WARNINGS))
+
+
 def nbgrader(*args, cwd, **env):
     """An nbgrader command in ``cwd`` with the course's environment (and ``env`` added)."""
     env = {**{k: v for k, v in os.environ.items() if k != "FINITE_EXCHANGE"}, **env,
            "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    return subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300)
+    SAID.append(done.stdout + done.stderr)
+    return done
 
 
 def test_an_exchange_root_nobody_can_write_is_named(monkeypatch, tmp_path):
@@ -137,6 +156,7 @@ class Accounts:
                f"PATH={self.venv / 'bin'}:/usr/bin:/bin", "LANG=C.UTF-8"]
         done = subprocess.run(["runuser", "-u", self.name(who), "--", *env, *map(str, argv)], cwd=self.home(who),
                               capture_output=True, text=True, timeout=timeout)
+        SAID.append(done.stdout + done.stderr)
         if check:
             assert done.returncode == 0, f"{who}: {' '.join(map(str, argv))}\n{done.stdout}{done.stderr}"
         return done
@@ -186,6 +206,7 @@ def fill(notebook: Path, who: str, course: Course) -> None:
 @pytest.mark.skipif(bool(why_not_here()), reason=why_not_here() or "runs here")
 def test_a_term_on_real_accounts(server):
     base, accounts = server
+    SAID.clear()
     course = Course(ROOT).copy_to(base / "course", [ID]).resolve()
     course.chmod(0o700)
     exchange = base / "exchange"
@@ -218,6 +239,7 @@ def test_a_term_on_real_accounts(server):
     grade = ["--course", str(course), "grade", str(course / "submitted"), "--assignment", ID,
              "--out", str(course / "grading" / ID), "--workers", "2"]
     done = run_cli(*grade, timeout=900)
+    SAID.append(done.stdout + done.stderr)
     assert done.returncode == 0, done.stdout + done.stderr
     assert table(course) == {name[w]: s for w, s in JUDGED.items()}
     summary_before = (course / "grading" / ID / "summary.png").read_bytes()
@@ -264,6 +286,7 @@ def test_a_term_on_real_accounts(server):
     assert moved.returncode != 0 and (exchange / "finite").is_dir(), moved.stderr  # the sticky bit
 
     check_manual_grades_reach_everything(course, base, pages, final, summary_before)
+    assert noise(SAID) == [], "\n".join(noise(SAID))
 
 
 def table(course: Path) -> dict:
