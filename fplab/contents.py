@@ -9,6 +9,7 @@ serves every notebook of the ``python3`` kernel with the ``language_info`` that 
 ipykernel's, for this server's own Python, which jupyter_client runs that kernel with. Files on
 disk change only when the learner saves, as before.
 """
+from ipykernel.ipkernel import IPythonKernel
 from jupyter_server.services.contents.largefilemanager import AsyncLargeFileManager
 
 
@@ -20,7 +21,5 @@ class ContentsManager(AsyncLargeFileManager):
         if model["type"] == "notebook" and model.get("content"):
             metadata = model["content"]["metadata"]
             if metadata.get("kernelspec", {}).get("name") == "python3":
-                from ipykernel.ipkernel import IPythonKernel
-
                 metadata["language_info"] = dict(IPythonKernel.language_info)
         return model
