@@ -28,8 +28,9 @@ def _jupyter_server_extension_points():
 def _load_jupyter_server_extension(serverapp):
     web_app = serverapp.web_app
     web_app.settings["root_dir"] = serverapp.root_dir  # where ValidateHandler finds notebooks
-    web_app.add_handlers(".*$", [(url_path_join(web_app.settings["base_url"], pattern), handler) for pattern, handler
-                                 in (("assignments/validate", ValidateHandler), ("nbgrader_version", NbGraderVersionHandler))])
+    handlers = {"assignments/validate": ValidateHandler, "nbgrader_version": NbGraderVersionHandler}
+    web_app.add_handlers(".*$", [(url_path_join(web_app.settings["base_url"], pattern), handler)
+                                 for pattern, handler in handlers.items()])
 
 
 async def _start_jupyter_server_extension(serverapp):

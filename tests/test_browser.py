@@ -282,7 +282,8 @@ def test_every_notebook_opens_unmodified(kit_lab, page):
     other = nbformat.read(kit / NB01, as_version=4)
     other.metadata["language_info"]["version"] = "3.99.0"
     nbformat.write(other, kit / "notebooks" / "written_elsewhere.ipynb")
-    paths = sorted(p.relative_to(kit).as_posix() for p in [*kit.glob("release/*/*.ipynb"), *kit.glob("notebooks/*.ipynb")])
+    found = [*kit.glob("release/*/*.ipynb"), *kit.glob("notebooks/*.ipynb")]
+    paths = sorted(p.relative_to(kit).as_posix() for p in found)
     assert len(paths) == len(ASSIGNMENTS) + 6
     for path in paths:
         served = json.loads(kit_lab.api("GET", f"/api/contents/{path}"))["content"]["metadata"]
