@@ -10,6 +10,9 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+import nbformat
+from nbgrader.utils import compute_checksum, is_solution
+
 from fplab.assignments import MINUTES, time_text
 from fplab.progress import FAILED, NOT_ATTEMPTED, PASSED
 
@@ -77,8 +80,6 @@ def passing(rows) -> str:
 def begun(nb) -> bool:
     """Whether the learner has run a cell of the notebook or changed one of its answer cells
     (nbgrader's checksum of each answer cell, recorded at release, tells)."""
-    from nbgrader.utils import compute_checksum, is_solution
-
     return any(cell.get("execution_count") is not None or cell.get("outputs")
                or (is_solution(cell) and cell.metadata.nbgrader.get("checksum") not in (None, compute_checksum(cell)))
                for cell in nb.cells)
@@ -86,11 +87,9 @@ def begun(nb) -> bool:
 
 def assignment(folder: Path, assignment_id: str) -> str:
     """One assignment's lines of the page."""
-    import nbformat
-
     path = folder / assignment_id / f"{assignment_id}.ipynb"
     head = f"{assignment_id:<26}"
-    time = f"about {time_text(MINUTES[assignment_id])}"
+    time = f"{'about ' + time_text(MINUTES[assignment_id]):<13}"
     if not path.is_file():
         return f"{head}{'not here':<11}{time}  (no {path})"
     try:
@@ -98,7 +97,7 @@ def assignment(folder: Path, assignment_id: str) -> str:
     except (OSError, ValueError) as error:
         return f"{head}{'unreadable':<11}{time}  ({first_line(type(error).__name__, str(error))})"
     if not begun(nb):
-        return f"{head}{'not begun':<11}{time}"
+        return f"{head}{'not begun':<11}{time}".rstrip()
     rows = exercises(nb)
     body = "\n".join("    " + line for line in table(rows).splitlines())
     return f"{head}{'started':<11}{time}  ({passing(rows)})\n{body}"
