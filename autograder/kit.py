@@ -131,6 +131,7 @@ dependencies = [
 
 [tool.setuptools]
 packages = ["fplab"]
+package-dir = {{"" = "."}}  # the folder itself on sys.path: an editable install with no setuptools warning
 """
 
 

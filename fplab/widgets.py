@@ -383,15 +383,18 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
         show_bits(fields)
         explorer.show(description, text, png)
 
-    def move_to(value, message=""):
-        """Make ``value`` the explorer's x and put the sliders and the sign where it is."""
+    def move_to(value, typed=False):
+        """Make ``value`` the explorer's x and put the sliders and the sign where it is; the box keeps
+        its text only when x was ``typed`` there."""
         state["value"] = value
-        note.value = message
+        note.value = ""
         state["syncing"] = True
         try:
             if value:
                 controls["decade"].value, controls["fraction"].value = _sliders_for(value)
             controls["sign"].value = math.copysign(1.0, value) < 0
+            if not typed:
+                controls["typed"].value = ""
         finally:
             state["syncing"] = False
         refresh()
@@ -403,6 +406,7 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
             return  # move_to put the sliders here (the browser may echo that back): x stays exact
         state["value"] = explore.signed_magnitude(round(decade + fraction, 2), controls["sign"].value)
         note.value = ""
+        controls["typed"].value = ""  # the box shows no x but one typed there
         refresh()
 
     def from_sign(change):
@@ -420,7 +424,7 @@ def dtype_explorer(dtype="float16", log10_magnitude=-1.0, negative=False):
         except ValueError as error:
             note.value = f"could not use {typed!r}: {error}"
             return
-        move_to(value)
+        move_to(value, typed=True)
 
     def to_pattern_value(candidate, what):
         if math.isfinite(candidate):

@@ -54,10 +54,11 @@ class LabServer:
                      "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR", "MPLCONFIGDIR"]:
             env[name] = str(home / name.lower())
             Path(env[name]).mkdir(parents=True)
-        news = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "apputils-extension"
-        news.mkdir(parents=True)
-        (news / "notification.jupyterlab-settings").write_text(
-            json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+        if self.role == "instructor":  # the learner's lab asks for no news itself (lab/learner/labconfig)
+            news = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "apputils-extension"
+            news.mkdir(parents=True)
+            (news / "notification.jupyterlab-settings").write_text(
+                json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         # Render every cell (no virtual scrolling) so off-screen outputs can be read.
         tracker = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "notebook-extension"
         tracker.mkdir(parents=True)

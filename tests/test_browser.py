@@ -1,11 +1,14 @@
 """Real-browser checks of the learner, self-study and instructor flows in JupyterLab."""
+import json
 import os
 import re
 import shutil
 
+import nbformat
 import pytest
 
-from conftest import ROOT
+from autograder.kit import build_kit
+from conftest import ASSIGNMENTS, ROOT
 from lab_server import LabServer
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -32,6 +35,17 @@ def lab(tmp_path_factory):
 def instructor_lab(tmp_path_factory):
     """The instructor's lab, as `make lab-instructor` starts it (nbgrader's defaults)."""
     server = LabServer(ROOT, tmp_path_factory.mktemp("instructor"), role="instructor").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def kit_lab(course, tmp_path_factory):
+    """The kit's lab: a kit built as students get it, served with its own lab/learner, where nothing
+    names an exchange."""
+    kit = tmp_path_factory.mktemp("kit") / "finite-kit"
+    build_kit(course, kit)
+    server = LabServer(kit, tmp_path_factory.mktemp("kit-lab"), role="learner", course=kit).start()
     yield server
     server.stop()
 
@@ -154,10 +168,16 @@ def test_learner_runs_the_release_on_cpu_and_validates(lab, page):
     set_cell_source(page, answer_cell, "def ulp_distance(a, b):\n    return (a - b).abs().to(torch.int64)")
     run_cell(page, answer_cell)
     failing = validate(page)
-    # Other exercises are still stubs, so both dialogs list failures; only the wrong answer's differs.
-    assert failing != passing
-    assert "1.0 and the next float32 are 1 apart" in failing
-    assert "1.0 and the next float32 are 1 apart" not in passing and "NotImplementedError" in passing
+    # Validate answers in the course's words: the summary's table, failing exercises first.
+    for text in (passing, failing):
+        assert "passes all the tests" not in text and "The following cell failed" not in text, text
+        assert "That is not a score: when your notebook is graded, hidden tests check more cases." in text
+    assert re.search(r"^ulp_distance +3  pass; the grader checks more$", passing, re.M), passing
+    assert re.search(r"^kahan_sum +3  not attempted$", passing, re.M), passing
+    assert "1 of 5 exercises pass their visible checks" in passing
+    rows = [line for line in failing.splitlines() if re.match(r"\w+ +\d+  \S", line)]
+    assert re.match(r"ulp_distance +3  fail \(AssertionError: 1.0 and the next float32 are 1 apart\)$", rows[0]), rows
+    assert "0 of 5 exercises pass their visible checks" in failing
 
 
 def nbgrader_tools(page, lab):
@@ -200,8 +220,6 @@ SOLVED = ("ulp_distance", "kahan_sum")
 
 def solved_release(path, names):
     """The release notebook with the answer cells ``names`` replaced by the source's solutions."""
-    import nbformat
-
     source = nbformat.read(ROOT / NB01.replace("release/", "source/", 1), as_version=4)
     solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
                  if c.metadata.get("nbgrader", {}).get("solution")}
@@ -238,3 +256,41 @@ def test_run_all_of_01_with_two_exercises_solved_shows_the_summary_table(lab, pa
         else:
             assert re.match(r"(not attempted|fail)( \(.+\))?$", state), (name, state)
     assert f"{len(SOLVED)} of {len(rows)} exercises pass their visible checks" in table.inner_text()
+
+
+NEWS = "Would you like to get notified about official Jupyter news?"
+
+
+def test_the_kits_lab_opens_with_no_news_pop_up_and_no_assignments_tab_without_an_exchange(kit_lab, page):
+    open_notebook(page, kit_lab, "notebooks/00_start_here.ipynb")
+    page.wait_for_timeout(3000)  # JupyterLab asks about news just after it starts
+    assert page.get_by_text(NEWS).count() == 0
+    menus = page.eval_on_selector_all(".lm-MenuBar-itemLabel", "els => els.map(e => e.textContent.trim())")
+    if not os.path.isdir("/usr/local/share/nbgrader/exchange"):  # nbgrader's default root: none here
+        assert "Nbgrader" not in menus, menus
+    assert "Error fetching courses" not in page.locator("body").inner_text()
+    assert page.get_by_role("button", name="Validate").count() == 1
+
+
+def test_every_notebook_opens_unmodified(kit_lab, page):
+    """JupyterLab writes the kernel's language_info into a notebook when its kernel starts: the lab
+    serves every notebook with the kernel's own, so that none opens marked modified (●), also one
+    written on another Python."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    kit = kit_lab.course
+    other = nbformat.read(kit / NB01, as_version=4)
+    other.metadata["language_info"]["version"] = "3.99.0"
+    nbformat.write(other, kit / "notebooks" / "written_elsewhere.ipynb")
+    found = [*kit.glob("release/*/*.ipynb"), *kit.glob("notebooks/*.ipynb")]
+    paths = sorted(p.relative_to(kit).as_posix() for p in found)
+    assert len(paths) == len(ASSIGNMENTS) + 6
+    for path in paths:
+        served = json.loads(kit_lab.api("GET", f"/api/contents/{path}"))["content"]["metadata"]
+        assert served["language_info"] == json.loads(json.dumps(IPythonKernel.language_info)), path
+    for path in ("notebooks/00_start_here.ipynb", "release/02_norm_overflow/02_norm_overflow.ipynb",
+                 "notebooks/01_dtype_explorer.ipynb", "notebooks/written_elsewhere.ipynb"):
+        open_notebook(page, kit_lab, path)
+        page.wait_for_timeout(1000)  # the kernel's info has come with its first idle
+        tab = page.locator(".lm-DockPanel-tabBar .lm-TabBar-tab.lm-mod-current")
+        assert "jp-mod-dirty" not in tab.get_attribute("class"), path

@@ -73,6 +73,7 @@ def test_dtype_explorer_keys_typing_bits_and_steps(lab, page):
     page.get_by_text("the next value above gives inf, which has no place on the slider: x stays").first.wait_for()
     page.get_by_role("button", name="◀ next below").first.click()
     wait_text(page, READOUT, 0, dtype_text(65472.0))
+    page.wait_for_function("box => box.value === ''", arg=typed.element_handle())  # no old number beside x
     page.locator(".fplab-bit").first.click()  # the sign bit
     wait_text(page, READOUT, 0, dtype_text(-65472.0))
     page.locator(".fplab-bit").nth(15).click()  # the last fraction bit: 0xfbfe -> 0xfbff

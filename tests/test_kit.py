@@ -198,6 +198,41 @@ def test_the_readme_names_two_commands_that_the_makefile_has(kit):
     assert "lab/learner" in makefile and "00_start_here.ipynb" in makefile
 
 
+def test_the_readme_and_the_start_page_say_which_file_to_hand_in(kit):
+    first = f"release/{ASSIGNMENTS[0]}/{ASSIGNMENTS[0]}.ipynb"
+    assert (kit / first).is_file()
+    readme = (kit / "README.md").read_text()
+    start = "\n".join(c.source for c in nbformat.read(kit / "notebooks" / "00_start_here.ipynb", as_version=4).cells)
+    for text in (readme[readme.index("## Handing in"):], start[start.index("## Handing in"):]):
+        assert f"**`{first}`**" in text and "`release/NN_topic/NN_topic.ipynb`" in text
+        assert "upload" in text and "LMS" in text  # a class that collects files
+        assert "Assignment List" in text and "no exchange" in text  # a class with an exchange, and without
+
+
+def make_dry_run(kit, *args):
+    done = subprocess.run(["make", "-n", "env", *args], cwd=kit, capture_output=True, text=True, timeout=60)
+    return done.returncode, done.stdout + done.stderr
+
+
+def test_make_env_takes_torchs_cpu_build_unless_told_otherwise_and_the_readme_says_so(kit):
+    readme = (kit / "README.md").read_text()
+    pin = pins((kit / "environment.yml").read_text().splitlines())["torch"]
+    cpu_index = "https://download.pytorch.org/whl/cpu"
+    assert f"`{pin}+cpu`" in readme and f"`{pin}+cu130`" in readme and "15 `nvidia-*` wheels" in readme
+    assert "about 1.5 GB" in readme and "about 5.1 GB" in readme and "1.4 GB" not in readme
+    assert cpu_index in readme and "TORCH=cuda" in readme and "TORCH_INDEX" in readme
+    rc, cpu = make_dry_run(kit, "TORCH=cpu")
+    assert rc == 0 and f'pip install --quiet "torch=={pin}" --index-url {cpu_index}' in cpu, cpu
+    rc, mirror = make_dry_run(kit, "TORCH=cpu", "TORCH_INDEX=file:///srv/mirror")
+    assert rc == 0 and "--index-url file:///srv/mirror" in mirror
+    rc, cuda = make_dry_run(kit, "TORCH=cuda")
+    assert rc == 0 and "--index-url" not in cuda and "pip install --quiet -e ." in cuda
+    rc, wrong = make_dry_run(kit, "TORCH=gpu")
+    assert rc != 0 and "TORCH is cpu or cuda, not gpu" in wrong
+    if shutil.which("nvidia-smi") is None:
+        assert make_dry_run(kit)[1] == cpu  # no GPU here: the CPU build, untold
+
+
 # --- slow: a fresh venv from the kit -----------------------------------------------------------
 
 RUN_NOTEBOOKS = """
@@ -246,6 +281,23 @@ def test_a_fresh_kit_venv_runs_a_release_notebook_and_the_start_page(kit_env, tm
 
 
 @pytest.mark.slow
+def test_make_env_installed_torchs_cpu_build_without_a_warning(kit_env):
+    kit, python = kit_env
+    log = (kit.parent / "make-env.log").read_text()
+    assert "Warning" not in log.replace("WARNING: Location", ""), log  # pip's notes on this machine's local indexes
+    built = re.search(r"^torch==\S+: the (cpu|cuda) build", log, re.M)
+    assert built, log
+    done = subprocess.run([str(python), "-c", "import torch, importlib.metadata as m; print(torch.__version__); "
+                           "print(sum(d.metadata['Name'].startswith('nvidia') for d in m.distributions()))"],
+                          capture_output=True, text=True, timeout=120)
+    version, nvidia = done.stdout.split()
+    if built[1] == "cpu":
+        assert version.endswith("+cpu") and nvidia == "0", (version, nvidia)
+    if shutil.which("nvidia-smi") is None:
+        assert built[1] == "cpu"
+
+
+@pytest.mark.slow
 def test_make_lab_opens_the_learner_lab_on_the_start_page(kit_env, tmp_path):
     kit, _ = kit_env
     from lab_server import free_port
@@ -278,6 +330,9 @@ def test_make_lab_opens_the_learner_lab_on_the_start_page(kit_env, tmp_path):
         assert landing.endswith("/lab/tree/notebooks/00_start_here.ipynb"), landing
         config = json.loads(re.search(r'id="jupyter-config-data"[^>]*>(.*?)</script>', page.decode(), re.S)[1])
         assert "@jupyter/nbgrader:formgrader" in config["disabledExtensions"]  # lab/learner's page config
+        # nothing names an exchange here: no Assignments tab, no Nbgrader menu (unless nbgrader's default root exists)
+        hidden = not os.path.isdir("/usr/local/share/nbgrader/exchange")
+        assert ("@jupyter/nbgrader:assignment-list" in config["disabledExtensions"]) == hidden
         with pytest.raises(urllib.error.HTTPError, match="404"):
             get("/formgrader")  # nbgrader's instructor server extension is off
     finally:

@@ -83,6 +83,22 @@ def test_typing_a_value_moves_the_sliders():
         assert ex.note.value.startswith(f"could not use {bad!r}") and shown(ex) == before
 
 
+def test_the_typed_box_empties_when_another_control_moves_x():
+    """The box shows only an x typed there: after a slider, the sign, a bit or a step moves x, it
+    is empty (its placeholder shows), never the old number beside a new x."""
+    ex = widgets.dtype_explorer()
+    box = ex.controls["typed"]
+    for move in (lambda: setattr(ex.controls["decade"], "value", 2), lambda: setattr(ex.controls["sign"], "value", True),
+                 lambda: ex.bits[15].click(), lambda: ex.steppers["down"].click()):
+        box.value = "65504"
+        assert ex.result.value == 65504.0
+        move()
+        assert box.value == "" and ex.result.value != 65504.0
+    box.value = "65504"
+    ex.controls["dtype"].value = "bfloat16"  # x stays, and so does the box
+    assert box.value == "65504" and ex.result.value == 65504.0
+
+
 def test_bit_buttons_flip_the_stored_bits():
     ex = widgets.dtype_explorer()  # 0.1 -> float16 0x2e66
     assert [b.description for b in ex.children[2].children] == list("0010111001100110")
