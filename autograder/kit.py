@@ -28,9 +28,11 @@ TEMPLATES = Path(__file__).resolve().parent / "templates" / "kit"
 LEARNER_PACKAGES = ("torch", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "notebook", "nbgrader",
                     "nbclient", "nbconvert", "nbformat", "ipykernel", "jupyterhub", "jsonschema")
 
-# Never in a kit, at any depth: the instructor's side of the course.
+# Never in a kit, at any depth: the instructor's side of the course; nor the course's own nbgrader
+# configuration at the top (the learner's, lab/learner/nbgrader_config.py, is the kit's).
 FORBIDDEN_NAMES = frozenset({"source", "cases", "autograder", "tests", ".finite", "gradebook.db",
-                             "AUTHORING.md", "nbgrader_config.py", "submitted", "autograded", ".exchange"})
+                             "AUTHORING.md", "submitted", "autograded", ".exchange"})
+FORBIDDEN_PATHS = frozenset({"nbgrader_config.py"})
 # Not copied from the course's folders: caches and what JupyterLab writes at run time.
 JUNK = ("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*")
 LAB_JUNK = ("lab", "migrated")  # lab/learner/lab/: the settings JupyterLab writes
@@ -186,7 +188,7 @@ def problems(folder, secrets: dict) -> list:
     found = []
     for path in sorted(folder.rglob("*")):
         relative = path.relative_to(folder).as_posix()
-        if FORBIDDEN_NAMES & set(path.relative_to(folder).parts):
+        if FORBIDDEN_NAMES & set(path.relative_to(folder).parts) or relative in FORBIDDEN_PATHS:
             found.append(f"{relative}: a path the kit must never hold")
         if path.is_file() and not path.is_symlink():
             found += [leak for name, text in texts(relative, path.read_bytes()) for leak in leaks(name, text, secrets)]

@@ -11,7 +11,7 @@ MINUTES = {
     "04_silent_nan": 120,
     "05_float16_range": 120,
     "06_stable_cross_entropy": 105,
-    "07_amp_gradscaler_tf32": 120,
+    "07_amp_gradscaler_tf32": 135,
     "08_nan_diagnosis_lab": 120,
     "09_compiled_numerics": 75,
     "10_memory_and_flops": 120,
