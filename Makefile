@@ -40,7 +40,6 @@ lab: $(STAMP)
 
 # The instructor's lab: the Formgrader, Create Assignment and the course list as nbgrader ships them.
 lab-instructor: $(STAMP)
-	mkdir -p .exchange
 	$(LAB) --LabApp.default_url=/formgrader
 
 # Two passes: every test but those marked `alone`, two test files at a time (pytest-xdist, the

@@ -75,3 +75,5 @@ if Application.initialized():
 # nbgrader's own kernels (nbgrader validate, the Formgrader's validation) talk over local sockets, as
 # ipykernel advises, so no "Kernel is running over TCP without encryption" warning on every run.
 c.KernelManager.transport = "ipc"
+# nbgrader validate gives a cell as long as grading does (c.SandboxLimits.cell_timeout, by default 60 s).
+c.Execute.timeout = 60

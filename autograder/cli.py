@@ -63,7 +63,7 @@ def parser():
                    help="grades.csv, summary.png, report.html, items.csv, canvas.csv")
 
     k = sub.add_parser("kit", help="write what students get (no source/, cases/ or grader) to a new folder")
-    k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, or is empty")
+    k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, is empty, or holds only .git (kept)")
 
     b = sub.add_parser("bench", help="time each solved notebook against the kernel + torch floor")
     b.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")

@@ -35,6 +35,7 @@ FORBIDDEN_NAMES = frozenset({"source", "cases", "autograder", "tests", ".finite"
 FORBIDDEN_PATHS = frozenset({"nbgrader_config.py"})
 # Not copied from the course's folders: caches and what JupyterLab writes at run time.
 JUNK = ("__pycache__", "*.pyc", ".ipynb_checkpoints", ".*")
+KEPT = (".git",)  # what the kit's folder may already hold: the repository the kit is published from
 LAB_JUNK = ("lab", "migrated")  # lab/learner/lab/: the settings JupyterLab writes
 
 
@@ -48,11 +49,13 @@ class Kit:
 
 
 def build_kit(course: Course, out) -> Kit:
-    """Write the learner kit to ``out`` (absent or an empty folder); raise CourseError and change
-    nothing when ``out`` is not empty, a release is missing, or the kit would leak."""
+    """Write the learner kit to ``out`` (absent, empty, or holding only a git repository to publish it
+    from, which is kept); raise CourseError and change nothing when ``out`` holds anything else, a
+    release is missing, or the kit would leak."""
     out = Path(out).absolute()
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise CourseError(f"{out} exists and is not an empty folder: give a new or empty folder for the kit")
+    if out.exists() and (not out.is_dir() or any(p.name not in KEPT for p in out.iterdir())):
+        raise CourseError(f"{out} exists and holds more than a .git folder: give a new, empty or git-only folder "
+                          "for the kit")
     ids = course.assignment_ids()
     missing = [i for i in ids if not (course.release / i / f"{i}.ipynb").is_file()]
     if missing:
@@ -70,8 +73,18 @@ def build_kit(course: Course, out) -> Kit:
                               + (f" (and {len(found) - 1} more)" if len(found) > 1 else ""))
         if out.exists():
             staging.chmod(out.stat().st_mode)
-            out.rmdir()
-        staging.rename(out)
+            kept = [name for name in KEPT if (out / name).exists()]
+            for name in kept:
+                (out / name).rename(staging / name)
+            try:
+                out.rmdir()
+                staging.rename(out)
+            except OSError:
+                for name in kept:
+                    (staging / name).rename(out / name)
+                raise
+        else:
+            staging.rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return Kit(out, len(ids), sum(1 for p in out.rglob("*") if p.is_file()), len(secrets))

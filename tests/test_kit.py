@@ -177,9 +177,20 @@ def test_a_non_empty_out_is_refused_with_one_line_and_left_alone(tmp_path):
     (out / "notes.txt").write_text("mine")
     done = run_cli("kit", str(out))
     assert done.returncode == 2
-    assert done.stderr.strip().splitlines() == [f"error: {out} exists and is not an empty folder: "
-                                                "give a new or empty folder for the kit"]
+    assert done.stderr.strip().splitlines() == [f"error: {out} exists and holds more than a .git folder: "
+                                                "give a new, empty or git-only folder for the kit"]
     assert files(tmp_path) == {"kit/notes.txt": b"mine"}
+
+
+def test_a_kit_goes_into_a_git_repository_and_keeps_it(tmp_path):
+    """An instructor publishing the kit from its own repository: the folder holds .git alone."""
+    out = tmp_path / "kit"
+    (out / ".git").mkdir(parents=True)
+    (out / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    done = run_cli("kit", str(out))
+    assert done.returncode == 0, done.stderr
+    assert (out / ".git" / "HEAD").read_text() == "ref: refs/heads/main\n"
+    assert (out / "README.md").is_file() and (out / "release").is_dir()
 
 
 def test_the_kit_pins_the_course_versions(kit):

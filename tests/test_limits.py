@@ -1,5 +1,7 @@
 """The sandbox's limits are configured in one place: c.SandboxLimits in the course's
 nbgrader_config.py, read by nbgrader's preprocessors, `grade` and `check`; grade's flags win."""
+import re
+from pathlib import Path
 from types import SimpleNamespace
 
 from traitlets.config import Config
@@ -32,3 +34,11 @@ def test_grade_s_flags_override_the_course_config(tmp_path):
     args = parser().parse_args(["grade", "x", "--assignment", "a", "--out", "o", "--memory-mb", "1000"])
     limits = limits_from(args, course)
     assert (limits.memory_mb, limits.cpus) == (1000, 2.0)
+
+
+def test_validate_gives_a_cell_as_long_as_grading_does():
+    """nbgrader validate (the learner's Validate, the instructor's) interrupts a cell when grading would."""
+    root = Path(__file__).resolve().parents[1]
+    for config in (root / "nbgrader_config.py", root / "lab" / "learner" / "nbgrader_config.py"):
+        stated = re.search(r"^c\.Execute\.timeout = (\d+)$", config.read_text(), re.M)
+        assert stated and int(stated[1]) == Limits().cell_timeout, config

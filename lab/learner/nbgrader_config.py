@@ -3,3 +3,5 @@
 # alone (fplab/exchange.py).
 c = get_config()  # noqa: F821
 c.ExchangeFactory.submit = "fplab.exchange.Submit"
+# Validate gives a cell as long as grading does (c.SandboxLimits.cell_timeout, 60 s by default).
+c.Execute.timeout = 60
