@@ -10,7 +10,7 @@ MINUTES = {
     "03_anomaly_detection": 90,
     "04_silent_nan": 120,
     "05_float16_range": 120,
-    "06_stable_cross_entropy": 105,
+    "06_stable_cross_entropy": 135,
     "07_amp_gradscaler_tf32": 135,
     "08_nan_diagnosis_lab": 120,
     "09_compiled_numerics": 75,
