@@ -14,6 +14,7 @@ from autograder.grading.assignment import CACHE
 from autograder.lint import lint_notebook
 from autograder.statuses import Status
 from autograder.sandbox.limits import Limits
+from autograder.grading.signatures import VISIBLE
 from fplab.rules import RULE_PREFIX
 
 
@@ -93,6 +94,8 @@ def report(assignment_id, cases, tests, results, out) -> int:
               f"got {detail:<24} {verdict}", file=out)
         if case.failing and result.signatures.get(case.failing):
             print(f"  {'':<{width}}  differed: {result.signatures[case.failing][0][1]}", file=out)
+    for line in tolerance_audit(cases, tests, results):
+        print(f"  {line}", file=out)
     wrongs = [c for c in cases if c.failing and not c.attack]
     if wrongs:
         # A rule breach counts as caught: the visible test's check_rule reports it to the learner with
@@ -102,6 +105,36 @@ def report(assignment_id, cases, tests, results, out) -> int:
         print(f"  visible tests alone catch {caught} of {len(wrongs)} wrong answers "
               f"({100 * caught / len(wrongs):.0f} %; aim >= 60 %)", file=out)
     return mismatches
+
+
+def tolerance_audit(cases, tests, results) -> list:
+    """A line per test cell with a tolerance: the most of it a full-marks answer uses (every case
+    that must pass the cell: the solution written other ways), the least a wrong case that lost the
+    cell by value uses (the weakest wrong method there: above 1, or the tolerance would admit it),
+    and the wrong cases a visible check stopped before the hidden observations."""
+    lines = []
+    for test in tests:
+        right, wrong, stopped = [], [], []
+        for case in cases:
+            result = results[student_id(case)]
+            use = result.tolerance_use.get(test)
+            if case.failing == test and not case.attack and result.signatures.get(test, [["", ""]])[0][1].startswith(VISIBLE):
+                stopped.append(case.name.split("--")[-1])
+            elif use is None:
+                continue
+            elif case.expected(tests)[test] == tests[test]:
+                right.append((use, case.name))
+            elif case.failing == test and not case.attack and use > 1:
+                wrong.append((use, case.name))
+        if not right:
+            continue
+        line = f"tolerance of {test}: full-marks answers use at most {max(right)[0]:.2g} of it ({len(right)} cases)"
+        if wrong:
+            line += f"; the nearest wrong by value, {min(wrong)[1]}, {min(wrong)[0]:.2g} times it"
+        if stopped:
+            line += f"; stopped by a visible check first: {', '.join(stopped)}"
+        lines.append(line)
+    return lines
 
 
 def describe_expectation(case, total) -> str:

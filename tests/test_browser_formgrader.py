@@ -120,6 +120,7 @@ def manual_grading_lists_the_cheat_with_the_reason(page, instructor):
     graded = page.context.new_page()
     graded.goto(instructor.url(f"/formgrader/submissions/{listed['cheat']['id']}/"))
     graded.get_by_text("[finite grader] needs manual grading: code to review").first.wait_for()
+    graded.get_by_text("[finite grader] the key (the source's answer, for graders only)").first.wait_for()
     assert "showtraceback" in graded.locator("body").inner_text()
     graded.close()
     page.goto(instructor.url(f"/formgrader/manage_submissions/{ASSIGNMENT}"))

@@ -11,6 +11,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
+from autograder.grading.steps import KEY_LINE
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
@@ -117,6 +118,11 @@ def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path)
     flagged = nbformat.read(course / "autograded" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
     assert any("needs manual grading: code to review" in "".join(o.get("text", "") for o in c.get("outputs", []))
                for c in flagged.cells if c.metadata.get("nbgrader", {}).get("grade_id") == "test_triple")
+    # beside the flagged test's answer, the grader sees the source's answer; the honest notebook needs none
+    keys = {student: ["".join(o.get("text", "") for o in c.get("outputs", [])) for c in nbformat.read(
+        course / "autograded" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4).cells
+        if c.metadata.get("nbgrader", {}).get("grade_id") == "triple"][0] for student in ("honest", "cheat")}
+    assert KEY_LINE in keys["cheat"] and "return 3 * x" in keys["cheat"] and KEY_LINE not in keys["honest"]
 
     auto = nbgrader("autograde", ASSIGNMENT, "--force", cwd=course)
     log = auto.stdout + auto.stderr
@@ -131,6 +137,7 @@ def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path)
     for student in ("honest", "cheat"):
         page = (course / "feedback" / student / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()
         assert f"feedback for {student}" in page
+        assert KEY_LINE.strip() not in page and "the key" not in page
         assert "hidden check of" not in page and "observe(" not in page and "return 2 * x" not in page.replace(
             "def double(x):\n    return 2 * x", "")
     nbgrader_page = (course / "feedback" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.html").read_text()

@@ -8,7 +8,9 @@ import torch
 from autograder.bench.report import synthetic_class
 from autograder.grading.items import analyse, largest_signatures, write_analysis
 from autograder.grading.score import Result
-from autograder.grading.signatures import signature
+from autograder.grading.judge import Observation
+from autograder.grading.signatures import signature, tolerance_use
+from fplab.observe import MIME
 from autograder.grading.steps import Final
 from fplab.observe import encode
 
@@ -26,6 +28,25 @@ from fplab.observe import encode
 ])
 def test_signatures_name_what_differed_in_the_courses_words(got, named):
     assert signature(encode(torch.tensor([1.0, 2.0])), encode(got), 0.0, 0.0) == named
+
+
+def _cell(*values):
+    return {"outputs": [{"output_type": "display_data", "data": {MIME: {"name": f"o{i}", "value": encode(v)}}}
+                        for i, v in enumerate(values)]}
+
+
+def test_tolerance_use_is_the_largest_share_of_the_tolerance_any_finite_entry_takes():
+    reference = [Observation("o0", encode(torch.tensor([1.0, 100.0, math.inf])), rtol=0.01, atol=0.5),
+                 Observation("o1", encode(3.0)),  # exact: nothing to audit
+                 Observation("o2", encode([2.0, torch.tensor([4.0])]), atol=1.0)]
+    # 100 -> 101 uses 1 / (0.5 + 1) of its tolerance; the item 4 -> 4.9 uses 0.9; the infinity is skipped
+    got = _cell(torch.tensor([1.0, 101.0, math.inf]), 7.0, [2.0, torch.tensor([4.9])])
+    assert tolerance_use(reference, got) == pytest.approx(0.9)
+    got = _cell(torch.tensor([1.0, 103.0, math.inf]), 3.0, [2.0, torch.tensor([4.0])])
+    assert tolerance_use(reference, got) == pytest.approx(2.0)
+    assert tolerance_use(reference, _cell(torch.tensor([math.nan] * 3), 3.0, "not a list")) is None
+    assert tolerance_use(reference[1:2], _cell(3.0)) is None
+    assert tolerance_use(reference, {"outputs": [{"output_type": "display_data", "data": {MIME: "{"}}]}) is None
 
 
 def test_a_dtype_the_vocabulary_does_not_know_is_not_repeated():

@@ -19,7 +19,7 @@ import torch
 from nbgrader import __version__ as nbgrader_version
 
 import autograder
-from autograder.course import CourseError, graded_tests, hidden_regions, read_notebook
+from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
 from autograder.grading.disclosure import SecretFilter, assertion_templates
 from autograder.grading.judge import MalformedObservation, Observation, observations
 from autograder.sandbox.bubblewrap import fplab_dir
@@ -43,6 +43,7 @@ class Assignment:
     db_url: str = ""  # the gradebook nbgrader's OverwriteCells restores locked cells from
     hidden_lines: tuple = ()  # hidden-test lines worth checking (source_text.checked_lines): no submission holds them
     cell_roles: dict = field(default_factory=dict)  # {cell id: nbgrader metadata} of the release's nbgrader cells
+    key: dict = field(default_factory=dict)  # {answer grade_id: the source's answer cell}, for graders only
 
     @property
     def max_score(self) -> float:
@@ -87,6 +88,7 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
         db_url=db_url, hidden_lines=tuple(line for line in checked_lines(hidden_tests, "\n".join(public))
                                           if line not in answers),
         cell_roles={c.id: c.metadata["nbgrader"] for c in release_nb.cells if "nbgrader" in c.metadata and "id" in c},
+        key={grade_id: cell.source for grade_id, cell in answer_cells(source_nb).items()},
     )
 
 

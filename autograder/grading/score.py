@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 
 
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
-from autograder.grading.signatures import failure_signatures
+from autograder.grading.signatures import failure_signatures, tolerance_uses
 from autograder.sandbox.usage import limit_outcome, notebook_errors
 from autograder.sandbox.execute import cell_label
 from autograder.statuses import Status
@@ -35,6 +35,7 @@ class Result:
     judged: dict = field(default_factory=dict)  # test grade_id -> share the observations alone earn (for check)
     review: list = field(default_factory=list)  # code the instructor should read (dynamic lookups, patching)
     signatures: dict = field(default_factory=dict)  # test grade_id -> [[observation, signature]] (items.py; never shown)
+    tolerance_use: dict = field(default_factory=dict)  # test grade_id -> share of its tolerance used (check; never shown)
 
     @property
     def score(self) -> float:
@@ -259,4 +260,5 @@ def conclude(student: str, run, notes: list, assignment, limits, digest: str = "
                   max_score=assignment.max_score, submission_sha256=digest, fingerprint=stamp,
                   submitted_at=submitted_at, notes=notes + more, errors=errors, caught_by_visible=visible,
                   judged=judged, review=list(review) + review_notes(nb, assignment),
-                  signatures=failure_signatures(nb, assignment, scores, errors)), nb
+                  signatures=failure_signatures(nb, assignment, scores, errors),
+                  tolerance_use=tolerance_uses(nb, assignment)), nb

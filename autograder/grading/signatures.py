@@ -120,10 +120,58 @@ def cell_signatures(reference: list, cell) -> list:
     return found
 
 
+def tolerance_use(reference: list, cell) -> float | None:
+    """How much of its tolerance a test cell's observations use: the largest |got - reference| /
+    (atol + rtol |reference|) over the finite entries of every observation that has a tolerance
+    (1 is the edge; above it the judge refuses). None when the cell has no such observation or its
+    observations are malformed. For the self-check's tolerance audit; never shown to a student."""
+    try:
+        got = observations(cell, len(reference))
+    except MalformedObservation:
+        return None
+    uses = [_use(ref.value, mine.value, ref.rtol, ref.atol)
+            for ref, mine in zip(reference, got) if ref.name == mine.name and (ref.rtol or ref.atol)]
+    uses = [u for u in uses if u is not None]
+    return max(uses) if uses else None
+
+
+def tolerance_uses(nb, assignment) -> dict:
+    """{test grade_id: :func:`tolerance_use`} for each test cell of ``nb`` whose observations have one."""
+    cells = _test_cells(nb)
+    uses = {test: tolerance_use(assignment.reference.get(test, []), cells[test]) for test in assignment.tests if test in cells}
+    return {test: use for test, use in uses.items() if use is not None}
+
+
+def _test_cells(nb) -> dict:
+    return {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in (nb.cells if nb is not None else [])}
+
+
+def _use(ref, got, rtol, atol) -> float | None:
+    try:
+        if ref["t"] != got.get("t"):
+            return None
+        if ref["t"] in ("list", "tuple") and len(ref["v"]) == len(got["v"]):
+            uses = [u for u in (_use(r, g, rtol, atol) for r, g in zip(ref["v"], got["v"])) if u is not None]
+            return max(uses) if uses else None
+        if ref["t"] == "float":
+            r, g = (torch.tensor([float.fromhex(v["v"])], dtype=torch.float64) for v in (ref, got))
+        elif ref["t"] in ("tensor", "ndarray", "npscalar") and got["shape"] == ref["shape"]:
+            r, g = (decode_array(v).to(torch.float64).flatten() for v in (ref, got))
+        else:
+            return None
+    except (KeyError, TypeError, ValueError, RuntimeError):
+        return None
+    both = r.isfinite() & g.isfinite()
+    if not both.any():
+        return None
+    off, allowed = (g - r).abs()[both], (atol + rtol * r.abs())[both]
+    return float(torch.where(off == 0, 0.0, off / allowed).max())
+
+
 def failure_signatures(nb, assignment, scores: dict, errors: dict, limit: int = 3) -> dict:
     """{test grade_id: [[observation, signature], ...]} (at most ``limit`` each) for every test cell
     that lost points, in the judge's words."""
-    cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in (nb.cells if nb is not None else [])}
+    cells = _test_cells(nb)
     found = {}
     for test, points in assignment.tests.items():
         if scores.get(test, 0) >= points:

@@ -37,6 +37,7 @@ from autograder.statuses import Status
 
 KEY = "finite"  # notebook metadata the trusted side writes (a submission's own is dropped)
 FLAG = "[finite grader] needs manual grading: "  # the reason shown on a flagged cell in the Formgrader
+KEY_LINE = "[finite grader] the key (the source's answer, for graders only):\n"  # beside a flagged test's answer
 NEEDS_A_LOOK = (Status.TIMEOUT, Status.KERNEL_DIED, Status.RESOURCE_LIMIT, Status.GRADER_ERROR, Status.REFUSED,
                 Status.REVIEW)
 NOT_RUN = (Status.REFUSED, Status.REVIEW)  # nothing ran, but the Formgrader shows a notebook with the reason
@@ -130,13 +131,19 @@ def not_run(result: Result, nb, assignment):
 
 def flagged(nb, result: Result, assignment, shown: dict):
     """``nb`` carrying the trusted record under ``metadata.finite`` and, on each test cell that
-    needs a look, the reason, as the Formgrader shows it."""
+    needs a look, the reason, and on its answer cell the source's answer, as the Formgrader shows
+    them. (Feedback is built from the trusted record, never from this notebook's outputs.)"""
     nb.metadata[KEY] = {"result": asdict(result), "shown": {str(k): v for k, v in shown.items()}}
     flags = review_flags(result, assignment)
+    keyed = {answer_of(test) for test in flags}
     for cell in nb.cells:
-        reason = flags.get(cell.metadata.get("nbgrader", {}).get("grade_id"))
-        if reason and cell.cell_type == "code":
-            cell.outputs.insert(0, nbformat.v4.new_output("stream", name="stdout", text=FLAG + reason + "\n"))
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if cell.cell_type != "code":
+            continue
+        if flags.get(grade_id):
+            cell.outputs.insert(0, nbformat.v4.new_output("stream", name="stdout", text=FLAG + flags[grade_id] + "\n"))
+        if grade_id in keyed and grade_id in assignment.key and cell.metadata["nbgrader"].get("solution"):
+            cell.outputs.insert(0, nbformat.v4.new_output("stream", name="stdout", text=KEY_LINE + assignment.key[grade_id] + "\n"))
     return nb
 
 
