@@ -77,3 +77,7 @@ if Application.initialized():
 c.KernelManager.transport = "ipc"
 # nbgrader validate gives a cell as long as grading does (c.SandboxLimits.cell_timeout, by default 60 s).
 c.Execute.timeout = 60
+# The Formgrader's Manage Assignments page dumps its configuration when `debug` is on (nbgrader's
+# default), and this configuration holds objects JSON cannot write: "Formgrader config is not
+# serializable" on every visit. Off, the page shows no dump; --debug on the server still logs.
+c.FormgradeExtension.debug = False

@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,grade,kit,bench} ..."""
+"""Command line: python -m autograder {release,check,grade,report,kit,bench} ..."""
 import argparse
 import os
 import sys

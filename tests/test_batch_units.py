@@ -323,3 +323,16 @@ def test_a_notebook_larger_than_grading_reads_is_refused_before_it_is_parsed_as_
     assert over_size({"cells": [many]}).startswith("cell 1 holds more than")
     spread = [{"cell_type": "code", "source": "z" * (MAX_CELL_KB * 900)}] * (MAX_CODE_KB // MAX_CELL_KB + 2)
     assert "in all" in over_size({"cells": spread})
+
+
+def test_students_without_a_name_get_one_line_that_says_how_to_name_them(tmp_path):
+    from autograder.grading.gradebook import quiet_gradebook, unnamed_line
+
+    with quiet_gradebook(f"sqlite:///{tmp_path / 'gradebook.db'}") as gradebook:
+        gradebook.add_student("ann", first_name="Ann", last_name="Lee")
+        gradebook.add_student("bob")
+        line = unnamed_line(gradebook, ["ann", "bob", "cy"])
+        assert line.startswith("2 student(s) without a name in the gradebook (bob, cy)")
+        assert "'None, None'" in line and "nbgrader db student import" in line
+        assert unnamed_line(gradebook, ["ann"]) == ""
+        assert "(s0, s1, s2, s3, s4 and 2 more)" in unnamed_line(gradebook, [f"s{i}" for i in range(7)])

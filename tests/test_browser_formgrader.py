@@ -105,6 +105,9 @@ def test_formgrader_autograde_and_feedback_are_judged_and_safe(instructor, page,
         assert "hidden check of" not in html and "observe(" not in html
     page.reload()  # feedback leaves the judged scores as they were
     shows_scores(page)
+    instructor.log.flush()
+    log = (instructor.workdir / "lab.log").read_text()
+    assert "not serializable" not in log, log[-2000:]  # the Manage Assignments page, visited above
 
 
 def manual_grading_lists_the_cheat_with_the_reason(page, instructor):

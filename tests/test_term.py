@@ -258,6 +258,7 @@ def test_a_term_on_real_accounts(server):
     instructor("generate_feedback", ID, "--force", course=course, exchange=exchange)
     released = instructor("release_feedback", ID, course=course, exchange=exchange)
     assert "shared OS account" not in released.stderr  # not the in-course exchange: no warning
+    assert "-tmp.html" not in released.stderr and "Feedback released to: " in released.stderr  # the page, not nbgrader's temporary copy
 
     # Each fetches their own page only.
     accounts.each(lambda who: accounts.run(who, "nbgrader", "fetch_feedback", ID, *student_flags))

@@ -32,6 +32,7 @@ from autograder.grading.files import sha256, write_atomic
 from autograder.grading.items import write_analysis
 from autograder.grading.gradebook import (
     copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
+    unnamed_line,
 )
 from autograder.grading import steps
 from autograder.grading.score import Result
@@ -487,6 +488,9 @@ def grade_batch(course, submitted, assignment_id: str, out, workers: int, limits
         if gradebook:
             with gradebook_lock(course):
                 register_assignment(gradebook, assignment.db_url, assignment_id)
+                unnamed = unnamed_line(gradebook, [s.student for s in submissions])
+            if unnamed and progress:
+                print(unnamed, file=sys.stderr)
         publisher = Publisher(course, assignment, out, gradebook)
         todo = []
         for submission in submissions:

@@ -48,6 +48,19 @@ def register_assignment(gradebook, generated, assignment_id: str) -> None:
                                                        checksum=cell.checksum)
 
 
+def unnamed_line(gradebook, students: list) -> str:
+    """One line naming the students the gradebook holds no name for (new ones included), which the
+    Formgrader lists as "None, None", and how to name them; "" when every one has a name."""
+    named = {s.id for s in gradebook.students if s.first_name or s.last_name}
+    unnamed = sorted(set(students) - named)
+    if not unnamed:
+        return ""
+    shown = ", ".join(unnamed[:5]) + (f" and {len(unnamed) - 5} more" if len(unnamed) > 5 else "")
+    return (f"{len(unnamed)} student(s) without a name in the gradebook ({shown}): the Formgrader lists them as "
+            "'None, None' until the roster is imported: nbgrader db student import roster.csv "
+            "(columns id, first_name, last_name, email)")
+
+
 def record_scores(gradebook, result, notebook: str, flags: dict) -> None:
     """Write one student's judged scores as nbgrader's ``SaveAutoGrades`` would: ``auto_score``
     only, so a score set by hand in the Formgrader survives; a cell is flagged
