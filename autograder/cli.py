@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,grade,report,kit,bench} ..."""
+"""Command line: python -m autograder {release,check,grade,report,kit,term,bench} ..."""
 import argparse
 import os
 import sys
@@ -65,6 +65,11 @@ def parser():
     k = sub.add_parser("kit", help="write what students get (no source/, cases/ or grader) to a new folder")
     k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, is empty, or holds only .git (kept)")
 
+    t = sub.add_parser("term", help="the README's term on three throwaway OS accounts, step by step (as root)")
+    t.add_argument("--learner-env", required=True, metavar="VENV",
+                   help="the learners' environment, built from the kit ('A class on one server')")
+    t.add_argument("--keep", action="store_true", help="keep the accounts and the term's folder to look at")
+
     b = sub.add_parser("bench", help="time each solved notebook against the kernel + torch floor")
     b.add_argument("ids", nargs="*", metavar="ID", help="assignment ids (default: all)")
     b.add_argument("--repeats", type=int, default=3, help="executions per notebook (default: 3)")
@@ -103,6 +108,10 @@ def main(argv=None):
             print(f"Wrote the learner kit to {kit.path}: {kit.assignments} assignments, {kit.files} files; "
                   f"none holds any of the {kit.lines_checked} solution and hidden-test lines checked.")
             return 0
+        if args.command == "term":
+            from autograder.term import main as term
+
+            return term(course.root, Path(args.learner_env).resolve(), args.keep)
         ids = course.resolve_ids(args.ids)
         if args.command == "release":
             from autograder.release import release

@@ -11,39 +11,24 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import SimpleNamespace
 
 import nbformat
 import pytest
 
-from autograder.cases import Case, build_submission
-from autograder.course import Course, answer_cells
+from autograder.term import BY_HAND, ID, WORK, Accounts, nbgrader as term_nbgrader, run_term, scores
 from conftest import ROOT, run_cli
 from learner_env import learner_venv, system_python
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
 
-ID = "02_norm_overflow"
-CASES = ROOT / "cases" / ID
-# Answers from the course's self-check cases: alice all right (written unlike the solution), bob
-# right on 6 of 12 points, carol wrong everywhere.
-WORK = {
-    "alice": ("safe_norm--right--hypot_fold", "safe_normalize--right--clamped_norm",
-              "stable_softplus--right--logaddexp", "quiz--right--uppercase_spaces"),
-    "bob": ("safe_norm--right--power_of_two_scale", "safe_normalize--wrong--eps_inside_sqrt",
-            "stable_softplus--wrong--log1p_overflow", "quiz--right--uppercase_spaces"),
-    "carol": ("safe_norm--wrong--sum_of_squares", "safe_normalize--wrong--f_normalize_formula",
-              "stable_softplus--wrong--naive", "quiz--wrong--misread_mechanisms"),
-}
 JUDGED = {"alice": 12.0, "bob": 6.0, "carol": 0.0}
-COMMENT = "Close: the max shift is right, but log1p(exp(x)) still overflows past x = 88. Two of three by hand."
+COMMENT = BY_HAND[-1]
 
 
 def why_not_here() -> str:
@@ -73,12 +58,7 @@ def noise(outputs) -> list:
 
 def nbgrader(*args, cwd, **env):
     """An nbgrader command in ``cwd`` with the course's environment (and ``env`` added)."""
-    env = {**{k: v for k, v in os.environ.items() if k != "FINITE_EXCHANGE"}, **env,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
-    SAID.append(done.stdout + done.stderr)
-    return done
+    return term_nbgrader(*args, cwd=cwd, said=SAID, **env)
 
 
 def test_an_exchange_root_nobody_can_write_is_named(monkeypatch, tmp_path):
@@ -131,46 +111,6 @@ def instructor(*args, course, exchange):
     return done
 
 
-class Accounts:
-    """Real OS accounts with homes of 700 under ``base``; removed with their homes at the end."""
-
-    def __init__(self, base: Path, venv: Path):
-        self.base, self.venv = base, venv
-        self.suffix = base.name.rsplit("-", 1)[-1][:6].lower()
-        self.created = []
-
-    def name(self, who: str) -> str:
-        return f"{who}_{self.suffix}"
-
-    def home(self, who: str) -> Path:
-        return self.base / "home" / self.name(who)
-
-    def create(self, who: str) -> None:
-        subprocess.run(["useradd", "--create-home", "--home-dir", self.home(who), "-K", "HOME_MODE=0700",
-                        "--shell", "/bin/sh", self.name(who)], check=True, capture_output=True)
-        self.created.append(self.name(who))
-
-    def run(self, who: str, *argv, check=True, timeout=600):
-        """``argv`` as that account, in its home, with the learners' venv first on PATH."""
-        env = ["env", "-i", f"HOME={self.home(who)}", f"USER={self.name(who)}", f"LOGNAME={self.name(who)}",
-               f"PATH={self.venv / 'bin'}:/usr/bin:/bin", "LANG=C.UTF-8"]
-        done = subprocess.run(["runuser", "-u", self.name(who), "--", *env, *map(str, argv)], cwd=self.home(who),
-                              capture_output=True, text=True, timeout=timeout)
-        SAID.append(done.stdout + done.stderr)
-        if check:
-            assert done.returncode == 0, f"{who}: {' '.join(map(str, argv))}\n{done.stdout}{done.stderr}"
-        return done
-
-    def each(self, step) -> dict:
-        """``step(who)`` for the three students at once, as a class would."""
-        with ThreadPoolExecutor(len(WORK)) as pool:
-            return dict(zip(WORK, pool.map(step, WORK)))
-
-    def remove(self) -> None:
-        for name in self.created:
-            subprocess.run(["userdel", "--remove", "--force", name], capture_output=True)
-
-
 @pytest.fixture(scope="module")
 def server():
     """(base folder, accounts): the courses, the exchanges, the kit and the homes live under base."""
@@ -181,8 +121,7 @@ def server():
         kit = base / "kit"
         done = run_cli("kit", str(kit), timeout=600)
         assert done.returncode == 0, done.stderr
-        accounts = Accounts(base, learner_venv(kit))
-        (base / "home").mkdir(mode=0o755)
+        accounts = Accounts(base, learner_venv(kit), SAID)
         for who in WORK:
             accounts.create(who)
         yield base, accounts
@@ -192,81 +131,31 @@ def server():
         shutil.rmtree(base, ignore_errors=True)
 
 
-def fill(notebook: Path, who: str, course: Course) -> None:
-    """The student's answers from the cases, written into their fetched notebook (still theirs)."""
-    cases = {name.split("--")[0]: (CASES / f"{name}.py").read_text() for name in WORK[who]}
-    solutions = answer_cells(course.source_notebook(ID))
-    owner = notebook.stat()
-    nb = build_submission(nbformat.read(notebook, as_version=4), solutions, Case(who, cases))
-    nbformat.write(nb, notebook)
-    os.chown(notebook, owner.st_uid, owner.st_gid)
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(bool(why_not_here()), reason=why_not_here() or "runs here")
 def test_a_term_on_real_accounts(server):
+    """`python -m autograder term`'s steps (autograder/term.py), then what no step of it checks."""
     base, accounts = server
     SAID.clear()
-    course = Course(ROOT).copy_to(base / "course", [ID]).resolve()
-    course.chmod(0o700)
-    exchange = base / "exchange"
-    exchange.mkdir()
-    exchange.chmod(0o1777)
+    said = []
+    term = run_term(ROOT, accounts, say=said.append)
+    course, exchange, pages = term.course, term.exchange, term.pages
     name = {who: accounts.name(who) for who in WORK}
-    pages = {}
-
-    # Release, through the exchange the instructor names with FINITE_EXCHANGE.
-    instructor("generate_assignment", ID, "--force", course=course, exchange=exchange)
-    instructor("release_assignment", ID, course=course, exchange=exchange)
-    assert (exchange / "finite" / "outbound" / ID / f"{ID}.ipynb").is_file()
+    assert [line.split(":")[0] for line in said] == [
+        "accounts", "release", "fetch, work, submit", "collect", "grade", "by hand", "feedback"], said
     assert oct(exchange.stat().st_mode & 0o7777) == "0o1777"  # nbgrader keeps the sticky bit
-
-    # Each student fetches, works, submits, as themselves.
-    student_flags = ["--course", "finite", f"--Exchange.root={exchange}"]
-    accounts.each(lambda who: accounts.run(who, "nbgrader", "fetch_assignment", ID, *student_flags))
-    mine = Course(course)
-    for who in WORK:
-        fill(accounts.home(who) / ID / f"{ID}.ipynb", who, mine)
     ran = accounts.run("alice", "python", "-c", "import fplab, torch; print(fplab.__file__, torch.__version__)")
     assert ran.stdout.startswith(str(accounts.venv)) and "2.13.0" in ran.stdout, ran.stdout  # the kit's fplab
-    accounts.each(lambda who: accounts.run(who, "nbgrader", "submit", ID, *student_flags))
-
-    # The instructor collects and grades: the kit's submit left nothing another account could write.
-    instructor("collect", ID, course=course, exchange=exchange)
     for who in WORK:
         record = json.loads((course / ".finite" / "collect" / ID / f"{name[who]}.json").read_text())
         assert record["collected"]["review"] == [] and record["refused"] == [], record
-    grade = ["--course", str(course), "grade", str(course / "submitted"), "--assignment", ID,
-             "--out", str(course / "grading" / ID), "--workers", "2"]
-    done = run_cli(*grade, timeout=900)
-    SAID.append(done.stdout + done.stderr)
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert table(course) == {name[w]: s for w, s in JUDGED.items()}
-    summary_before = (course / "grading" / ID / "summary.png").read_bytes()
-
-    # A score and a comment by hand, through nbgrader's gradebook (what the Formgrader writes).
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        gradebook.find_grade("test_stable_softplus", ID, ID, name["bob"]).manual_score = 2.0
-        gradebook.find_comment("stable_softplus", ID, ID, name["bob"]).manual_comment = COMMENT
-        gradebook.db.commit()
+    assert term.judged == {name[w]: s for w, s in JUDGED.items()}
     final = {name[w]: s for w, s in {**JUDGED, "bob": 8.0}.items()}
-
-    done = run_cli(*grade, timeout=900)  # runs nothing: pages, CSV and summary from the gradebook
-    assert done.returncode == 0 and "kept" in done.stdout, done.stdout + done.stderr
-    instructor("generate_feedback", ID, "--force", course=course, exchange=exchange)
-    released = instructor("release_feedback", ID, course=course, exchange=exchange)
-    assert "shared OS account" not in released.stderr  # not the in-course exchange: no warning
-    assert "-tmp.html" not in released.stderr and "Feedback released to: " in released.stderr  # the page, not nbgrader's temporary copy
-
-    # Each fetches their own page only.
-    accounts.each(lambda who: accounts.run(who, "nbgrader", "fetch_feedback", ID, *student_flags))
+    assert term.final == final and "grade again ran nothing" in said[5]
+    released = next(text for text in reversed(SAID) if "Feedback released to: " in text)
+    assert "shared OS account" not in released  # not the in-course exchange: no warning
+    assert "-tmp.html" not in released  # the page, not nbgrader's temporary copy
     for who in WORK:
-        found = list((accounts.home(who) / ID / "feedback").rglob("*.html"))
-        assert len(found) == 1, (who, found)
-        pages[who] = found[0].read_text()
-        assert f"feedback for {name[who]}" in pages[who]
         assert not any(name[other] in pages[who] for other in WORK if other != who)
 
     # bob can read nothing of alice's: not her home, not the exchange's submissions or pages.
@@ -286,13 +175,8 @@ def test_a_term_on_real_accounts(server):
     moved = accounts.run("bob", "mv", exchange / "finite", exchange / "mine", check=False)
     assert moved.returncode != 0 and (exchange / "finite").is_dir(), moved.stderr  # the sticky bit
 
-    check_manual_grades_reach_everything(course, base, pages, final, summary_before)
+    check_manual_grades_reach_everything(course, base, pages, final, term.summary_before)
     assert noise(SAID) == [], "\n".join(noise(SAID))
-
-
-def table(course: Path) -> dict:
-    with (course / "grading" / ID / "grades.csv").open() as file:
-        return {row["student"]: float(row["score"]) for row in csv.DictReader(file)}
 
 
 def check_manual_grades_reach_everything(course, base, pages, final, summary_before):
@@ -305,7 +189,7 @@ def check_manual_grades_reach_everything(course, base, pages, final, summary_bef
     with (base / "export.csv").open() as file:
         exported = {row["student_id"]: float(row["raw_score"]) for row in csv.DictReader(file)}
     assert exported == final
-    assert table(course) == final
+    assert scores(course) == final
     assert (course / "grading" / ID / "summary.png").read_bytes() != summary_before  # bob's total moved
 
 
