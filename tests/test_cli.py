@@ -1,4 +1,5 @@
 """Bad input to the autograder CLI: one clear line, non-zero exit, nothing half-written."""
+import os
 import shutil
 
 import pytest
@@ -116,3 +117,9 @@ def test_a_second_grade_on_the_same_output_folder_stops_at_once(course_copy):
         done = grade(course_copy)
     assert_one_line_error(done, "is being graded by process 4242 (since 2026-12-07 09:00:00)", "another --out")
     assert not (course_copy / "gradebook.db").exists()
+
+
+def test_the_term_needs_a_learners_environment_and_says_so(tmp_path):
+    done = run_cli("term", "--learner-env", str(tmp_path / "nothing"))
+    assert done.returncode == 2 and done.stdout == ""
+    assert ("not a learners' environment" if os.geteuid() == 0 else "run as root") in done.stderr, done.stderr
