@@ -40,7 +40,7 @@ lab: $(STAMP)
 
 # The instructor's lab: the Formgrader, Create Assignment and the course list as nbgrader ships them.
 lab-instructor: $(STAMP)
-	$(LAB) --LabApp.default_url=/formgrader
+	JUPYTER_CONFIG_PATH=$(CURDIR)/lab/instructor $(LAB) --LabApp.default_url=/formgrader
 
 # Two passes: every test but those marked `alone`, two test files at a time (pytest-xdist, the
 # longest files first: tests/conftest.py); then those marked `alone`, with nothing beside them.

@@ -54,15 +54,12 @@ class LabServer:
                      "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR", "MPLCONFIGDIR"]:
             env[name] = str(home / name.lower())
             Path(env[name]).mkdir(parents=True)
-        if self.role == "instructor":  # the learner's lab asks for no news itself (lab/learner/labconfig)
-            news = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "apputils-extension"
-            news.mkdir(parents=True)
-            (news / "notification.jupyterlab-settings").write_text(
-                json.dumps({"fetchNews": "false", "checkForUpdates": False}))
         # Render every cell (no virtual scrolling) so off-screen outputs can be read.
         tracker = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "notebook-extension"
         tracker.mkdir(parents=True)
         (tracker / "tracker.jupyterlab-settings").write_text(json.dumps({"windowingMode": "none"}))
+        if self.role == "instructor":  # as make lab-instructor: nbgrader's defaults, no news pop-up
+            env["JUPYTER_CONFIG_PATH"] = str(self.root / "lab" / "instructor")
         if self.role == "learner":
             shutil.copytree(self.root / "lab" / "learner", env["JUPYTER_CONFIG_DIR"], dirs_exist_ok=True,
                             ignore=shutil.ignore_patterns("lab", "migrated"))  # settings `make lab` wrote

@@ -202,6 +202,8 @@ def test_learner_lab_has_no_instructor_tools_and_the_instructor_lab_has_them(lab
     assert "Create Assignment" in instructor["tabs"]
     assert {"Formgrader", "Course List", "Create assignment"} <= set(instructor["items"])
     assert instructor["validate"] == 1 and instructor["formgrader"] == 200
+    page.wait_for_timeout(3000)  # JupyterLab asks about news just after it starts
+    assert page.get_by_text(NEWS).count() == 0  # lab/instructor/labconfig, as make lab-instructor
 
 
 def test_instructor_formgrader_lists_the_assignments(instructor_lab, page):
