@@ -1,6 +1,7 @@
 """Scoring and feedback from an executed notebook, with no kernel: what a hostile notebook can and cannot show."""
 import base64
 import re
+import sys
 
 import nbformat
 import pytest
@@ -147,6 +148,10 @@ def test_feedback_shows_verdicts_own_answers_and_only_what_ran_before_the_tests(
     assert "executed output" not in page and "<img" not in page and "ran after the first test cell" in page
     assert "1e-45" not in page and "tolist" not in page and "0x7FFFFFFF" not in page
     assert base64.b64encode(HIDDEN.encode()).decode()[:30] not in page
+    warned = {"0": [{"kind": "err", "text": f"{sys.prefix}/lib/python3.11/site-packages/torch/x.py:3: UserWarning: w"}]}
+    page = render(result, Final.of(result), nb, assignment, warned)
+    assert "&lt;python env&gt;/lib/python3.11/site-packages/torch/x.py:3: UserWarning" in page, page
+    assert sys.prefix not in page  # the server's folders are not the learner's
     hostile_name = Result("<script>", "01_x", "graded", scores, 3.0)
     assert "<script" not in render(hostile_name, Final.of(hostile_name), nb, assignment, {})
 

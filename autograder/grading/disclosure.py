@@ -11,14 +11,35 @@ import base64
 import binascii
 import codecs
 import re
+import sys
 import warnings
 import zlib
+from functools import cache
+from pathlib import Path
 
 SHINGLE = 20  # letters and digits in a row that count as a quotation
 MAX_TEXT = 4000  # characters of one output shown in feedback
 ENCODED_RUN = re.compile(r"[A-Za-z0-9+/=_\-]{16,}")
 HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){10,}")
 WITHHELD = "[withheld: this output matches hidden test or solution text]"
+
+
+@cache
+def grader_paths() -> tuple:
+    """(folder, what a learner reads instead) for the grader's own folders the sandbox binds at
+    their host paths (its Python and venv, wherever the instructor keeps the course), longest first:
+    a warning or traceback names them, and they are the server's, not the learner's."""
+    pairs = set()
+    for folder, label in ((sys.prefix, "<python env>"), (sys.base_prefix, "<python>")):
+        pairs |= {(str(Path(folder).resolve()), label), (str(Path(folder).absolute()), label)}
+    return tuple(sorted(pairs, key=lambda pair: -len(pair[0])))
+
+
+def hide_grader_paths(text: str) -> str:
+    """``text`` with every folder of :func:`grader_paths` replaced by its label."""
+    for folder, label in grader_paths():
+        text = text.replace(folder + "/", label + "/")
+    return text
 
 
 def _normal(text: str) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from autograder.grading.disclosure import hide_grader_paths
 from fplab.rules import defining_source
 from autograder.statuses import STATUS_TEXT
 
@@ -39,7 +40,7 @@ def render(result, final, nb, assignment, shown: dict) -> str:
             first_test = index
         if cell.cell_type == "code" and meta.get("solution"):
             outputs = [{"kind": o.get("kind") if o.get("kind") in ("out", "err") else "out",
-                        "text": assignment.secrets.clean(str(o.get("text", "")))}
+                        "text": assignment.secrets.clean(hide_grader_paths(str(o.get("text", ""))))}
                        for o in shown.get(index, [])[:MAX_OUTPUTS]]
             answers.append({"grade_id": meta.get("grade_id", ""), "outputs": outputs,
                             "source": defining_source(nb, assignment.released_code, meta.get("grade_id", "")),
