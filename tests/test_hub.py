@@ -5,7 +5,7 @@ servers from the learners' venv (built from the kit, cached by learner_env), eac
 cgroup, and the course's Formgrader as the hub service `finite`, run by a grader account that owns
 the course. The grader releases through the Formgrader; alice, bob and carol log in through the
 hub's login page in Chromium, fetch (alice in the Assignments tab, the others through the handler
-behind it) and submit; carol's endless loops and allocation past her cap kill her kernel only. The
+behind it), alice presses Validate, and they submit; carol's endless loops and allocation past her cap kill her kernel only. The
 grader collects through the Formgrader, whose Autograde (not root) refuses to grade uncapped; root
 grades (`hub/setup.py grade`), the Formgrader shows the judged scores, the grader sets a score and a
 comment by hand, generates and releases feedback, and each student fetches only their own page.
@@ -15,6 +15,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -30,8 +31,9 @@ import pytest
 from autograder.course import Course
 from conftest import ROOT, run_cli
 from learner_env import learner_venv, pip, system_python
-from test_browser import CHROMIUM, browser  # noqa: F401 (browser: the suite's headless Chromium fixture)
-from test_term import COMMENT, ID, JUDGED, WORK, fill
+from test_browser import CHROMIUM, browser, validate  # noqa: F401 (browser: the suite's headless Chromium fixture)
+from autograder.term import ID, WORK, fill
+from test_term import COMMENT, JUDGED
 
 sys.path.insert(0, str(ROOT / "hub"))
 import setup as hub_setup  # noqa: E402  (hub/setup.py)
@@ -314,13 +316,16 @@ def test_a_class_on_jupyterhub(hub, browser):
             assert json.loads(fetched["text"])["success"], fetched
         pages[who] = page
     fetched_nb = {who: hub.base / "home" / name[who] / ID / f"{ID}.ipynb" for who in WORK}
-    mine = Course(hub.course)
+    mine = Course(ROOT)  # the cases the answers come from
     for who in WORK:
         fill(fetched_nb[who], who, mine)
     page = pages["alice"]
     page.goto(f"{lab['alice']}lab/tree/{ID}/{ID}.ipynb")
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     shoot(page, "4-alice-notebook")
+    said = validate(page)  # in her own server, under her caps, in the course's words
+    assert re.search(r"(\d+) of \1 exercises pass their visible checks", said), said
+    assert "That is not a score" in said, said
     for who in WORK:
         done = request(pages[who], "POST", f"{lab[who]}assignments/submit", {"course_id": "finite",
                                                                              "assignment_id": ID})
