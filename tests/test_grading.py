@@ -15,6 +15,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
+from autograder.grading.steps import KEY_LINE
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
@@ -310,8 +311,12 @@ def test_a_notebook_holding_source_text_goes_to_a_person_unrun(world):
     page = feedback(world, "copier")
     assert "Status:</strong> review" in page and SECRET_TEST not in page and "BEGIN HIDDEN" not in page
     shown = nbformat.read(world["course"] / "autograded" / "copier" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    flags = ["".join(o.get("text", "") for o in c.outputs) for c in shown.cells if c.cell_type == "code" and c.outputs]
-    assert len(flags) == 2 and all("needs manual grading: status review: holds source text" in f for f in flags)
+    said = {c.metadata.get("nbgrader", {}).get("grade_id"): "".join(o.get("text", "") for o in c.outputs)
+            for c in shown.cells if c.cell_type == "code" and c.outputs}
+    # each test cell says why it needs a person; the answer it grades carries the key beside it
+    assert sorted(said) == ["double", "test_double", "test_triple", "triple"], sorted(said)
+    assert all("needs manual grading: status review: holds source text" in said[t] for t in ("test_double", "test_triple"))
+    assert all(said[a].startswith(KEY_LINE) for a in ("double", "triple")) and "return 3 * x" in said["triple"]
 
 
 def test_a_module_the_notebook_wrote_cannot_be_imported(world):
