@@ -117,14 +117,12 @@ def tolerance_audit(cases, tests, results) -> list:
         right, wrong, stopped = [], [], []
         for case in cases:
             result = results[student_id(case)]
-            use = result.tolerance_use.get(test)
-            if case.failing == test and not case.attack and result.signatures.get(test, [["", ""]])[0][1].startswith(VISIBLE):
+            use, wrong_here = result.tolerance_use.get(test), case.failing == test and not case.attack
+            if wrong_here and result.signatures.get(test, [["", ""]])[0][1].startswith(VISIBLE):
                 stopped.append(case.name.split("--")[-1])
-            elif use is None:
-                continue
-            elif case.expected(tests)[test] == tests[test]:
+            elif use is not None and case.expected(tests)[test] == tests[test]:
                 right.append((use, case.name))
-            elif case.failing == test and not case.attack and use > 1:
+            elif use is not None and wrong_here and use > 1:
                 wrong.append((use, case.name))
         if not right:
             continue

@@ -81,10 +81,10 @@ def read_notebook(path):
         raise CourseError(f"{path} is not a valid notebook: {first_line}") from None
 
 
-def nbgrader(args, cwd, timeout=None, check=True):
-    """Run ``nbgrader ARGS`` in ``cwd``; unless ``check`` is false, raise CourseError with its
-    log tail when it fails."""
-    env = dict(os.environ)
+def nbgrader(args, cwd, timeout=None, check=True, environ=None):
+    """Run ``nbgrader ARGS`` in ``cwd`` with ``environ`` (default: this process's environment);
+    unless ``check`` is false, raise CourseError with its log tail when it fails."""
+    env = dict(os.environ if environ is None else environ)
     # nbgrader shells out to alembic, which lives beside this interpreter.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.pop("NBGRADER_EXECUTION", None)

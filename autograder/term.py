@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from autograder.cases import Case, build_submission
-from autograder.course import Course, answer_cells
+from autograder.course import Course, answer_cells, nbgrader as course_nbgrader
 
 ID = "02_norm_overflow"
 # Answers from the course's self-check cases: alice all right (written unlike the solution), bob
@@ -42,13 +42,20 @@ class TermError(Exception):
 
 
 def nbgrader(*args, cwd, said: list, **env) -> subprocess.CompletedProcess:
-    """An nbgrader command in ``cwd`` with this Python's environment (and ``env`` added); what it
-    printed is appended to ``said``."""
-    env = {**{k: v for k, v in os.environ.items() if k != "FINITE_EXCHANGE"}, **env,
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    done = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    """An nbgrader command in ``cwd`` (:func:`autograder.course.nbgrader`), with this process's
+    environment but FINITE_EXCHANGE, and ``env`` added; what it printed is appended to ``said``."""
+    environ = {**{k: v for k, v in os.environ.items() if k != "FINITE_EXCHANGE"}, **env}
+    done = course_nbgrader(list(args), cwd, timeout=300, check=False, environ=environ)
     said.append(done.stdout + done.stderr)
+    return done
+
+
+def instructor(*args, course: Path, exchange: Path, said: list) -> subprocess.CompletedProcess:
+    """An nbgrader command the instructor runs in the course, the exchange named by FINITE_EXCHANGE;
+    TermError when it fails."""
+    done = nbgrader(*args, cwd=course, said=said, FINITE_EXCHANGE=str(exchange))
+    if done.returncode:
+        raise TermError(f"nbgrader {' '.join(args)} exited {done.returncode}\n{done.stdout}{done.stderr}")
     return done
 
 
@@ -99,22 +106,20 @@ class Accounts:
 class Term:
     """What a term left: its folders, its accounts, and what each step produced."""
 
-    base: Path
-    accounts: Accounts
+    accounts: Accounts  # its base folder holds the term; its said, what every command printed
     course: Path = None
     exchange: Path = None
     judged: dict = field(default_factory=dict)  # {account: score} after the first grade
     final: dict = field(default_factory=dict)  # {account: score} after the score by hand
     pages: dict = field(default_factory=dict)  # {who: the feedback page they fetched}
     summary_before: bytes = b""  # summary.png before the score by hand
-    said: list = field(default_factory=list)  # what every command printed
 
 
 def run_term(root: Path, accounts: Accounts, say=print) -> Term:
     """The term in ``accounts.base`` (the caller removes it and the accounts), the course copied from
     ``root``, the students working in ``accounts.venv`` (the kit installed, readable by every account)."""
     base, said = accounts.base, accounts.said
-    term = Term(base, accounts, said=said)
+    term = Term(accounts)
     for who in WORK:
         term.accounts.create(who)
     name = {who: term.accounts.name(who) for who in WORK}
@@ -126,15 +131,10 @@ def run_term(root: Path, accounts: Accounts, say=print) -> Term:
     term.exchange.mkdir()
     term.exchange.chmod(0o1777)
     course, exchange = term.course, term.exchange
+    where = {"course": course, "exchange": exchange, "said": said}
 
-    def instructor(*args):
-        done = nbgrader(*args, cwd=course, said=said, FINITE_EXCHANGE=str(exchange))
-        if done.returncode:
-            raise TermError(f"nbgrader {' '.join(args)} exited {done.returncode}\n{done.stdout}{done.stderr}")
-        return done
-
-    instructor("generate_assignment", ID, "--force")
-    instructor("release_assignment", ID)
+    instructor("generate_assignment", ID, "--force", **where)
+    instructor("release_assignment", ID, **where)
     say(f"release: {ID} in {exchange / 'finite' / 'outbound' / ID} (course {course}, 700)")
 
     student_flags = ["--course", "finite", f"--Exchange.root={exchange}"]
@@ -144,7 +144,7 @@ def run_term(root: Path, accounts: Accounts, say=print) -> Term:
     term.accounts.each(lambda who: term.accounts.run(who, "nbgrader", "submit", ID, *student_flags))
     say(f"fetch, work, submit: each student as themselves ({', '.join(WORK)})")
 
-    collected = instructor("collect", ID)
+    collected = instructor("collect", ID, **where)
     say(f"collect: {len(list((course / 'submitted').iterdir()))} submissions in {course / 'submitted'}"
         + (" (lines to read: " + collected.stderr.strip().replace("\n", "; ")[:300] + ")" if "WARNING" in collected.stderr else ""))
 
@@ -173,8 +173,8 @@ def run_term(root: Path, accounts: Accounts, say=print) -> Term:
     ran = "ran nothing, rewrote the pages, CSV and summary" if "kept" in printed else "graded again"
     say(f"by hand: {name[who]} {test} = {points:g}, with a comment; grade again {ran}: {term.final}")
 
-    instructor("generate_feedback", ID, "--force")
-    instructor("release_feedback", ID)
+    instructor("generate_feedback", ID, "--force", **where)
+    instructor("release_feedback", ID, **where)
     term.accounts.each(lambda who: term.accounts.run(who, "nbgrader", "fetch_feedback", ID, *student_flags))
     for who in WORK:
         found = list((term.accounts.home(who) / ID / "feedback").rglob("*.html"))

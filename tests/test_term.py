@@ -20,7 +20,9 @@ from types import SimpleNamespace
 import nbformat
 import pytest
 
-from autograder.term import BY_HAND, ID, WORK, Accounts, nbgrader as term_nbgrader, run_term, scores
+from autograder.term import (
+    BY_HAND, ID, WORK, Accounts, instructor as term_instructor, nbgrader as term_nbgrader, run_term, scores,
+)
 from conftest import ROOT, run_cli
 from learner_env import learner_venv, system_python
 
@@ -106,9 +108,7 @@ def test_the_exchange_root_is_set_without_editing_files(tmp_path):
 
 def instructor(*args, course, exchange):
     """An nbgrader command run by the instructor in the course, the exchange set by FINITE_EXCHANGE."""
-    done = nbgrader(*args, cwd=course, FINITE_EXCHANGE=str(exchange))
-    assert done.returncode == 0, done.stdout + done.stderr
-    return done
+    return term_instructor(*args, course=course, exchange=exchange, said=SAID)
 
 
 @pytest.fixture(scope="module")
