@@ -69,7 +69,7 @@ kit: $(STAMP)
 
 # A class on JupyterHub (README): as root on one Linux server. `make hub` installs what is missing
 # (under HUB_PREFIX), sets up and starts the hub (configuration and state in HUB_BASE); run again, it
-# says where it runs. HUB_PORT, HUB_IP, HUB_MEMORY_MB, HUB_MAX_PROCS, HUB_CPUS, HUB_COURSE, HUB_GRADER,
+# says where it runs. HUB_PORT, HUB_IP, HUB_MEMORY_MB, HUB_MAX_PROCS, HUB_CPUS, HUB_FILE_MB, HUB_COURSE, HUB_GRADER,
 # HUB_GRADERS: hub/setup.py --help.
 HUB_BASE ?= /srv/finite-hub
 HUB_PREFIX ?= /opt/finite-hub
@@ -77,7 +77,7 @@ HUB = $(BIN)/python hub/setup.py --base $(HUB_BASE)
 hub: $(STAMP)
 	@$(HUB) start --prefix $(HUB_PREFIX) $(if $(HUB_PORT),--port $(HUB_PORT)) $(if $(HUB_IP),--ip $(HUB_IP)) \
 		$(if $(HUB_MEMORY_MB),--memory-mb $(HUB_MEMORY_MB)) $(if $(HUB_MAX_PROCS),--max-procs $(HUB_MAX_PROCS)) \
-		$(if $(HUB_CPUS),--cpus $(HUB_CPUS)) \
+		$(if $(HUB_CPUS),--cpus $(HUB_CPUS)) $(if $(HUB_FILE_MB),--file-mb $(HUB_FILE_MB)) \
 		$(if $(HUB_COURSE),--course $(HUB_COURSE)) $(if $(HUB_GRADER),--grader $(HUB_GRADER)) \
 		$(if $(HUB_GRADERS),--graders $(HUB_GRADERS))
 

@@ -34,6 +34,9 @@ c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{settings['port'] + 2}"
 
 # Logins: PAM (pamela), for the accounts of the courses' groups; hub groups follow the OS groups.
 c.JupyterHub.authenticator_class = "finite_hub.CourseGroupsPAM"
+# No admins and no access to another user's server: a grader's browser never loads a page a student
+# wrote (what lets the Formgrader service be framed by its own lab: instructor/jupyter_server_config.py).
+c.Authenticator.admin_users = set()
 c.Authenticator.allowed_groups = {f"{kind}-{course['id']}" for course in courses for kind in ("nbgrader", "formgrade")}
 
 # Students' servers: the learners' environment (built from the kit), capped (README: the caps).
@@ -42,6 +45,7 @@ c.JupyterHub.spawner_class = "finite_hub.CappedSpawner"
 c.CappedSpawner.memory_mb = settings["memory_mb"]
 c.CappedSpawner.max_procs = settings["max_procs"]
 c.CappedSpawner.cpus = settings["cpus"]
+c.CappedSpawner.file_mb = settings.get("file_mb", 1024)
 c.Spawner.cmd = [str(learner / "bin" / "jupyterhub-singleuser")]
 c.Spawner.default_url = "/lab"
 c.Spawner.environment = {
@@ -82,13 +86,13 @@ for course in courses:
         "oauth_no_confirm": True,  # the course's own service: no "authorize access" page for its graders
         "cwd": course["dir"],
         "environment": {
-            # the services menu opens the Formgrader itself, a page of its own: the lab's Formgrader
-            # tab frames it, and JupyterHub's CSP (frame-ancestors 'none', kept) blanks a frame
+            # the services menu opens the Formgrader itself, a page of its own; the service's lab
+            # (ID/lab) has the Formgrader tab, which frames it (instructor/jupyter_server_config.py)
             "JUPYTERHUB_DEFAULT_URL": "/formgrader",
             "PATH": f"{instructor / 'bin'}:/usr/local/bin:/usr/bin:/bin",
             "HOME": course["home"],
             "FINITE_EXCHANGE": settings["exchange"],
-            # instructor/nbgrader_config.py: nbgrader's JupyterHubAuthPlugin
+            # instructor/: nbgrader_config.py (nbgrader's JupyterHubAuthPlugin), jupyter_server_config.py
             "JUPYTER_CONFIG_PATH": str(HERE / "instructor"),
         },
     })

@@ -27,9 +27,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 HUB_FILES = ("jupyterhub_config.py", "finite_hub.py")
+SERVICE_FILES = {"service_server_config.py": "jupyter_server_config.py"}  # hub/ file: its name in BASE/instructor
 PROXY_VERSION = "5.3.0"  # configurable-http-proxy, from npm
 SYSTEM_PYTHON = "/usr/bin/python3"
-DEFAULTS = {"ip": "127.0.0.1", "port": 8000, "memory_mb": 2048, "max_procs": 256, "cpus": 1.0}
+DEFAULTS = {"ip": "127.0.0.1", "port": 8000, "memory_mb": 2048, "max_procs": 256, "cpus": 1.0, "file_mb": 1024}
 ACCOUNT = re.compile(r"[a-z_][a-z0-9_-]{0,31}\Z")  # Debian's useradd default (NAME_REGEX)
 
 
@@ -199,6 +200,9 @@ def write_config(base: Path, settings: dict, course: dict) -> None:
     (base / "state").chmod(0o700)
     for name in HUB_FILES:
         shutil.copy2(REPO / "hub" / name, base / name)
+    for name, as_name in SERVICE_FILES.items():
+        shutil.copy2(REPO / "hub" / name, base / "instructor" / as_name)
+    shutil.copytree(REPO / "lab" / "instructor", base / "instructor", dirs_exist_ok=True)  # as `make lab-instructor`
     (base / "hub.json").write_text(json.dumps(settings, indent=1) + "\n")
     (base / "courses" / f"{course['id']}.json").write_text(json.dumps(course, indent=1) + "\n")
     plugin = ('import os\nc = get_config()  # noqa: F821\n'
@@ -264,6 +268,9 @@ def start(args) -> None:
     for kind in ("nbgrader", "formgrade"):
         if not group_exists(f"{kind}-{course_id}"):
             run("groupadd", f"{kind}-{course_id}")
+    # the grader account in formgrade-ID, as in nbgrader's demo_multiple_classes: the Formgrader lists
+    # (as released, with its Collect button) only assignments of a course its own account is in
+    join(grader, f"formgrade-{course_id}")
     for teacher in filter(None, args.graders.split(",")):
         if not account_exists(teacher):
             fail(f"grader {teacher!r} has no account: create it first (useradd, passwd)")
@@ -405,6 +412,7 @@ def main(argv=None):
     go.add_argument("--memory-mb", type=int, help=f"each student's server (default {DEFAULTS['memory_mb']})")
     go.add_argument("--max-procs", type=int, help=f"each student's server (default {DEFAULTS['max_procs']})")
     go.add_argument("--cpus", type=float, help=f"each student's server (default {DEFAULTS['cpus']:g})")
+    go.add_argument("--file-mb", type=int, help=f"the largest file a student's server writes (default {DEFAULTS['file_mb']})")
     go.add_argument("--prefix", default="/opt/finite-hub", help="where the environments are installed")
     go.add_argument("--learner-venv", help="a learners' environment built already (default: PREFIX/learner)")
     go.add_argument("--instructor-venv", help="an instructor's environment built already (default: PREFIX/instructor)")

@@ -21,13 +21,20 @@ if shutil.which("bwrap") is None and not os.environ.get("CI"):
     pytestmark = pytestmark + [pytest.mark.skip(reason="bubblewrap is not installed (the Autograde button grades "
                                                        "in its sandbox); `make test` installs it")]
 
-# The cheat's triple is wrong and its answer cell silences IPython's tracebacks.
+# The cheat's triple is wrong and its answer cell silences IPython's tracebacks. The painter answers
+# right and adds cells that would run script in the grader's Formgrader page (tests/test_inert.py).
 ANSWERS = {
     "honest": {"double": "def double(x):\n    return 2 * x", "triple": "def triple(x):\n    return 3 * x"},
     "cheat": {"double": "def double(x):\n    return 2 * x",
               "triple": "def triple(x):\n    return 3 + x\nget_ipython().showtraceback = lambda *a, **k: None"},
+    "painter": {"double": "def double(x):\n    return 2 * x", "triple": "def triple(x):\n    return 3 * x"},
 }
-EXPECTED = {"honest": "5 / 5", "cheat": "2 / 5"}
+EXPECTED = {"honest": "5 / 5", "cheat": "2 / 5", "painter": "5 / 5"}
+PAINT = [nbformat.v4.new_code_cell(
+             "from IPython.display import HTML, Javascript, display\n"
+             "display(HTML(\"<img src=x onerror='window.top.painted=1'><script>window.top.painted=2</script>\"))\n"
+             "display(Javascript('window.top.painted = 3'))"),
+         nbformat.v4.new_markdown_cell("<img src=x onerror='window.top.painted=4'> [here](javascript:painted=5)")]
 GRADING_S = 360_000  # one sandboxed kernel run (the first also builds the reference) on a loaded machine
 
 
@@ -51,6 +58,8 @@ def instructor(tmp_path_factory):
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if grade_id in answers:
                 cell.source = answers[grade_id]
+        if student == "painter":
+            nb.cells += PAINT
         path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
         path.parent.mkdir(parents=True)
         nbformat.write(nb, path)
@@ -90,7 +99,7 @@ def test_formgrader_autograde_and_feedback_are_judged_and_safe(instructor, page,
 
     nbgrader("export", "--to", str(tmp_path / "export.csv"), cwd=instructor.course)
     exported = {r["student_id"]: r["raw_score"] for r in csv.DictReader((tmp_path / "export.csv").open())}
-    assert {s: float(v) for s, v in exported.items()} == {"honest": 5.0, "cheat": 2.0}
+    assert {s: float(v) for s, v in exported.items()} == {"honest": 5.0, "cheat": 2.0, "painter": 5.0}
 
     for student in ANSWERS:
         text = press_and_close(page, student, "generate-feedback", f"feedback for '{ASSIGNMENT}' for student '{student}'")
@@ -126,6 +135,13 @@ def manual_grading_lists_the_cheat_with_the_reason(page, instructor):
     graded.get_by_text("[finite grader] the key (the source's answer, for graders only)").first.wait_for()
     assert "showtraceback" in graded.locator("body").inner_text()
     graded.close()
+    painted = page.context.new_page()
+    painted.goto(instructor.url(f"/formgrader/submissions/{listed['painter']['id']}/"))
+    painted.get_by_text("[output not shown in the Formgrader: text/html]").first.wait_for()
+    painted.get_by_text("Written in the submission; shown as text").first.wait_for()
+    painted.wait_for_load_state("load")
+    assert painted.evaluate("[window.painted, document.querySelectorAll('a[href^=\"javascript:\"]').length]") == [None, 0]
+    painted.close()
     page.goto(instructor.url(f"/formgrader/manage_submissions/{ASSIGNMENT}"))
 
 

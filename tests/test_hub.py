@@ -3,13 +3,14 @@
 hub/setup.py starts a JupyterHub on a free port in a temporary base folder: PAM logins, students'
 servers from the learners' venv (built from the kit, cached by learner_env), each in a capped
 cgroup, and the course's Formgrader as the hub service `finite`, run by a grader account that owns
-the course. The grader releases through the Formgrader; alice, bob and carol log in through the
-hub's login page in Chromium, fetch (alice in the Assignments tab, the others through the handler
-behind it), alice presses Validate, and they submit; carol's endless loops and allocation past her cap kill her kernel only. The
-grader collects through the Formgrader, whose Autograde (not root) refuses to grade uncapped; root
-grades (`hub/setup.py grade`), the Formgrader shows the judged scores, the grader sets a score and a
-comment by hand, generates and releases feedback, and each student fetches only their own page.
-Screenshots and the cell times in artifacts/hub/.
+the course. The grader releases through the Formgrader and finds it in the service lab's Formgrader tab; alice,
+bob and carol log in through the hub's login page in Chromium, fetch in the Assignments tab, alice
+presses Validate, and each submits there; carol's endless loops, a file past her file cap and an
+allocation past her memory cap stop in her server only (the last kills her kernel). The grader
+collects through the Formgrader, whose Autograde (not root) refuses to grade uncapped; root grades
+(`hub/setup.py grade`), the Formgrader shows the judged scores, the grader sets a score and a
+comment by hand, generates and releases feedback, and each student fetches only their own page with
+the tab's Fetch Feedback. Screenshots and the cell times in artifacts/hub/.
 """
 import fcntl
 import hashlib
@@ -40,7 +41,7 @@ import setup as hub_setup  # noqa: E402  (hub/setup.py)
 
 ARTIFACTS = ROOT / "artifacts" / "hub"
 PASSWORD = "Finite-hub-test-1"
-MEMORY_MB, CPUS = 1024, 1.0  # each student's server, here (the defaults are 2048 MB and 1 core)
+MEMORY_MB, CPUS, FILE_MB = 1024, 1.0, 64  # each student's server, here (the defaults: 2048 MB, 1 core, 1024 MB)
 pytestmark = pytest.mark.slow
 
 
@@ -134,7 +135,7 @@ def hub():
         state.accounts += [state.name("grader"), state.name("teach")]
         useradd(state.name("teach"), base / "home", PASSWORD)
         state.port = free_ports()
-        started = state.setup("start", "--port", state.port, "--memory-mb", MEMORY_MB, "--cpus", CPUS,
+        started = state.setup("start", "--port", state.port, "--memory-mb", MEMORY_MB, "--cpus", CPUS, "--file-mb", FILE_MB,
                               "--learner-venv", learner, "--instructor-venv", instructor, "--proxy", proxy,
                               "--exchange", state.exchange, "--course", state.course, "--grader",
                               state.name("grader"), "--graders", state.name("teach"), "--home-root", base / "home")
@@ -199,6 +200,12 @@ def login(browser, hub, who: str, then: str = ""):
     return page
 
 
+def menu(page, item: str) -> None:
+    """Nbgrader > ``item`` in a lab's menu bar."""
+    page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
+    page.click(f".lm-Menu-itemLabel:text-is('{item}')")
+
+
 def shoot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
@@ -242,6 +249,7 @@ def counted(path: Path, key: str) -> int:
 SPIN = ("import subprocess, sys\n"
         "spinners = [subprocess.Popen([sys.executable, '-c', 'while True: pass']) for _ in range(4)]\n"
         "print(len(spinners), 'spinners')")
+BIG = f"import os\ntry:\n    open('big.bin', 'wb').write(b'x' * {2 * FILE_MB} * 2**20)\nfinally:\n    os.remove('big.bin')"
 HOG = "hog = []\nwhile True:\n    hog.append(b'x' * 2**26)"
 WORKLOAD = "sum(i * i for i in range(2_000_000))"
 
@@ -288,9 +296,18 @@ def test_a_class_on_jupyterhub(hub, browser):
         done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/{action}")
         assert done["status"] == 200 and json.loads(done["text"])["success"], done
     teach.reload()
-    teach.wait_for_selector(f"td >> text={ID}", timeout=60_000)
+    released = f"tr:has-text('{ID}')"  # its row: released (the grader account is in the course's groups)
+    teach.wait_for_selector(f"{released} >> text=released", timeout=60_000)
     shoot(teach, "1-formgrader-released")
     assert (hub.exchange / "finite" / "outbound" / ID / f"{ID}.ipynb").is_file()
+    # the service's lab: its Formgrader tab frames the same page, not blank; students' servers keep 'none'
+    teach.goto(f"{hub.url}/services/finite/lab", wait_until="domcontentloaded")
+    teach.wait_for_selector(".jp-LabShell", timeout=60_000)
+    menu(teach, "Formgrader")
+    teach.frame_locator("#formgrader-iframe iframe").locator(f"td >> text={ID}").wait_for(timeout=60_000)
+    shoot(teach, "1b-formgrader-tab")
+    teach.goto(course_url, wait_until="domcontentloaded")
+    teach.wait_for_selector("text=Manage Assignments", timeout=60_000)
 
     # Each student: the login page, their lab, the Assignments tab lists 02 and fetches it; work; submit.
     pages, lab = {}, {}
@@ -299,22 +316,13 @@ def test_a_class_on_jupyterhub(hub, browser):
         page.wait_for_url(f"**/user/{name[who]}/lab**", timeout=90_000)
         page.wait_for_selector(".jp-LabShell", timeout=60_000)
         lab[who] = f"{hub.url}/user/{name[who]}/"
-        listed = request(page, "GET", f"{lab[who]}assignments?course_id=finite")
-        assert listed["status"] == 200, listed
-        assert [a["assignment_id"] for a in json.loads(listed["text"])["value"]] == [ID], listed
-        if who == "alice":  # the Assignments tab itself: Nbgrader > Assignment List, Fetch
-            page.click(".lm-MenuBar-itemLabel:text-is('Nbgrader')")
-            page.click(".lm-Menu-itemLabel:text-is('Assignment List')")
-            page.wait_for_selector(f"#released_assignments_list >> text={ID}", timeout=60_000)
-            shoot(page, "2-alice-assignments-tab")
-            page.click("#released_assignments_list button:has-text('Fetch')")
-            page.wait_for_selector(f"#fetched_assignments_list >> text={ID}", timeout=60_000)
-            shoot(page, "3-alice-fetched")
-        else:  # the handler behind its Fetch button
-            fetched = request(page, "POST", f"{lab[who]}assignments/fetch", {"course_id": "finite",
-                                                                             "assignment_id": ID})
-            assert json.loads(fetched["text"])["success"], fetched
+        menu(page, "Assignment List")
+        page.wait_for_selector(f"#released_assignments_list >> text={ID}", timeout=60_000)
+        shoot(page, f"2-{who}-assignments-tab")
+        page.click("#released_assignments_list button:has-text('Fetch')")
+        page.wait_for_selector(f"#fetched_assignments_list >> text={ID}", timeout=60_000)
         pages[who] = page
+    shoot(pages["alice"], "3-alice-fetched")
     fetched_nb = {who: hub.base / "home" / name[who] / ID / f"{ID}.ipynb" for who in WORK}
     mine = Course(ROOT)  # the cases the answers come from
     for who in WORK:
@@ -327,9 +335,10 @@ def test_a_class_on_jupyterhub(hub, browser):
     assert re.search(r"(\d+) of \1 exercises pass their visible checks", said), said
     assert "That is not a score" in said, said
     for who in WORK:
-        done = request(pages[who], "POST", f"{lab[who]}assignments/submit", {"course_id": "finite",
-                                                                             "assignment_id": ID})
-        assert json.loads(done["text"])["success"], done
+        menu(pages[who], "Assignment List")
+        pages[who].click("#fetched_assignments_list button:has-text('Submit')")
+        pages[who].wait_for_selector(f"#submitted_assignments_list >> text={ID}", timeout=60_000)
+    shoot(pages["carol"], "4b-carol-submitted")
 
     # Caps: carol's endless loops (4 busy processes) and her allocation past her cap stay in her
     # server's cgroup; the allocation kills her kernel only.
@@ -359,6 +368,9 @@ def test_a_class_on_jupyterhub(hub, browser):
         uncapped = alice_ms()
     finally:
         quota.write_text(capped)
+    big = cell(pages["carol"], lab["carol"], kernels["carol"], BIG)  # a file past her server's file cap
+    assert big["result"] == "error" and "File too large" in big["out"], big
+    assert cell(pages["carol"], lab["carol"], kernels["carol"], "1")["result"] == "ok"
     hog = cell(pages["carol"], lab["carol"], kernels["carol"], HOG, 120_000)
     assert hog["result"] in ("died", "closed"), hog
     assert counted(cgroup_file(hub, "carol", "memory.oom_control", "memory.events"), "oom_kill") >= 1
@@ -371,9 +383,12 @@ def test_a_class_on_jupyterhub(hub, browser):
                "memory_mb": MEMORY_MB, "cpus": CPUS}
     (ARTIFACTS / "caps.json").write_text(json.dumps(figures, indent=1))
 
-    # The grader collects through the Formgrader; its Autograde, not root, refuses to grade uncapped.
-    done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/collect")
-    assert json.loads(done["text"])["success"], done
+    # The grader presses the Formgrader's Collect; its Autograde, not root, refuses to grade uncapped.
+    teach.goto(course_url, wait_until="domcontentloaded")
+    teach.click(f"{released} td.collect a", timeout=60_000)
+    teach.wait_for_selector(f".modal-dialog >> text=Successfully collected submissions of '{ID}'", timeout=120_000)
+    shoot(teach, "4c-formgrader-collected")
+    teach.click(".modal-dialog button[data-dismiss='modal']")
     for who in WORK:
         assert (hub.course / "submitted" / name[who] / ID / f"{ID}.ipynb").is_file()
     refused = request(teach, "POST", f"{course_url}/api/submission/{ID}/{name['alice']}/autograde")
@@ -405,10 +420,10 @@ def test_a_class_on_jupyterhub(hub, browser):
         done = json.loads(request(teach, "POST", f"{api}/assignment/{ID}/{action}")["text"])
         assert done["success"], done
     final, texts = {**JUDGED, "bob": 8.0}, {}
-    for who in WORK:
-        done = request(pages[who], "POST", f"{lab[who]}assignments/fetch_feedback", {"course_id": "finite",
-                                                                                     "assignment_id": ID})
-        assert json.loads(done["text"])["success"], done
+    for who in WORK:  # the Assignments tab's Fetch Feedback
+        menu(pages[who], "Assignment List")
+        pages[who].click("#submitted_assignments_list button:has-text('Fetch Feedback')")
+        pages[who].wait_for_selector("#submitted_assignments_list >> text=(view feedback)", timeout=60_000)
         found = list((hub.base / "home" / name[who] / ID / "feedback").rglob("*.html"))
         assert len(found) == 1, (who, found)
         texts[who] = text = found[0].read_text()

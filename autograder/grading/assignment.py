@@ -39,6 +39,7 @@ class Assignment:
     templates: dict = field(default_factory=dict)  # {test grade_id: regexes of visible assert messages}
     rules: dict = field(default_factory=dict)  # {test grade_id: (answer grade_id, [allowed names])}
     released_code: frozenset = frozenset()  # sources of the release's code cells (unchanged = not the learner's)
+    released_text: frozenset = frozenset()  # sources of the release's markdown cells (the Formgrader renders only these)
     reference: dict = field(default_factory=dict)  # {test grade_id: [Observation]} from the solutions
     db_url: str = ""  # the gradebook nbgrader's OverwriteCells restores locked cells from
     hidden_lines: tuple = ()  # hidden-test lines worth checking (source_text.checked_lines): no submission holds them
@@ -85,6 +86,7 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
         assignment_id, locked, tests, SecretFilter(secrets, public),
         templates={g: assertion_templates(c.source) for g, c in locked.items() if g in tests},
         rules=rules, released_code=frozenset(c.source for c in release_nb.cells if c.cell_type == "code"),
+        released_text=frozenset(c.source for c in release_nb.cells if c.cell_type == "markdown"),
         db_url=db_url, hidden_lines=tuple(line for line in checked_lines(hidden_tests, "\n".join(public))
                                           if line not in answers),
         cell_roles={c.id: c.metadata["nbgrader"] for c in release_nb.cells if "nbgrader" in c.metadata and "id" in c},

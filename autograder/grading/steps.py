@@ -29,6 +29,7 @@ from autograder.grading.assignment import (
     CACHE, reference_observations, reference_path, save_reference, solved_notebook, stored_reference,
 )
 from autograder.grading.gradebook import final_grades, record_scores
+from autograder.grading.inert import inert
 from autograder.grading.score import Result, conclude
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.probe import missing_caps
@@ -130,9 +131,11 @@ def not_run(result: Result, nb, assignment):
 
 
 def flagged(nb, result: Result, assignment, shown: dict):
-    """``nb`` carrying the trusted record under ``metadata.finite`` and, on each test cell that
-    needs a look, the reason, and on its answer cell the source's answer, as the Formgrader shows
-    them. (Feedback is built from the trusted record, never from this notebook's outputs.)"""
+    """``nb`` made inert (:func:`inert.inert`: the Formgrader renders it as the grader) and carrying the
+    trusted record under ``metadata.finite`` and, on each test cell that needs a look, the reason, and
+    on its answer cell the source's answer, as the Formgrader shows them. (Feedback is built from the
+    trusted record, never from this notebook's outputs.)"""
+    nb = inert(nb, assignment.released_text)
     nb.metadata[KEY] = {"result": asdict(result), "shown": {str(k): v for k, v in shown.items()}}
     flags = review_flags(result, assignment)
     keyed = {answer_of(test) for test in flags}
