@@ -3,13 +3,13 @@
 hub/setup.py starts a JupyterHub on a free port in a temporary base folder: PAM logins, students'
 servers from the learners' venv (built from the kit, cached by learner_env), each in a capped
 cgroup, and the course's Formgrader as the hub service `finite`, run by a grader account that owns
-the course. The grader releases through the Formgrader and finds it in the service lab's Formgrader tab; alice,
+the course. The grader presses Generate and Release in the Formgrader and finds it in the service lab's Formgrader tab; alice,
 bob and carol log in through the hub's login page in Chromium, fetch in the Assignments tab, alice
 presses Validate, and each submits there; carol's endless loops, a file past her file cap and an
 allocation past her memory cap stop in her server only (the last kills her kernel). The grader
-collects through the Formgrader, whose Autograde (not root) refuses to grade uncapped; root grades
-(`hub/setup.py grade`), the Formgrader shows the judged scores, the grader sets a score and a
-comment by hand, generates and releases feedback, and each student fetches only their own page with
+presses the Formgrader's Collect; its Autograde (not root) refuses to grade uncapped; root grades
+(`hub/setup.py grade`), the Formgrader shows the judged scores, the grader types a score and a
+comment on Manual Grading's page and presses Generate and Release Feedback, and each student fetches only their own page with
 the tab's Fetch Feedback. Screenshots and the cell times in artifacts/hub/.
 """
 import fcntl
@@ -206,6 +206,16 @@ def menu(page, item: str) -> None:
     page.click(f".lm-Menu-itemLabel:text-is('{item}')")
 
 
+def press(page, column: str, says: str, screenshot: str = "") -> None:
+    """Manage Assignments: the button in ``column`` of the assignment's row, then its dialog's answer."""
+    page.click(f"tr:has-text('{ID}') td.{column} a", timeout=60_000)
+    page.wait_for_selector(f".modal-dialog >> text={says}", timeout=180_000)
+    if screenshot:
+        shoot(page, screenshot)
+    page.click(".modal-dialog button[data-dismiss='modal']")
+    page.wait_for_selector(".modal-dialog", state="hidden")
+
+
 def shoot(page, name: str) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
@@ -292,12 +302,10 @@ def test_a_class_on_jupyterhub(hub, browser):
     teach.click("a.dropdown-item:has-text('finite')")
     teach.wait_for_url("**/services/finite/formgrader**", timeout=60_000)
     teach.wait_for_selector("text=Manage Assignments", timeout=60_000)
-    for action in ("assign", "release"):
-        done = request(teach, "POST", f"{course_url}/api/assignment/{ID}/{action}")
-        assert done["status"] == 200 and json.loads(done["text"])["success"], done
-    teach.reload()
-    released = f"tr:has-text('{ID}')"  # its row: released (the grader account is in the course's groups)
-    teach.wait_for_selector(f"{released} >> text=released", timeout=60_000)
+    press(teach, "assign", f"Successfully created the student version of '{ID}'")
+    press(teach, "release", f"Successfully released '{ID}'")
+    teach.reload()  # released (the grader account is in the course's groups)
+    teach.wait_for_selector(f"tr:has-text('{ID}') >> text=released", timeout=60_000)
     shoot(teach, "1-formgrader-released")
     assert (hub.exchange / "finite" / "outbound" / ID / f"{ID}.ipynb").is_file()
     # the service's lab: its Formgrader tab frames the same page, not blank; students' servers keep 'none'
@@ -385,10 +393,7 @@ def test_a_class_on_jupyterhub(hub, browser):
 
     # The grader presses the Formgrader's Collect; its Autograde, not root, refuses to grade uncapped.
     teach.goto(course_url, wait_until="domcontentloaded")
-    teach.click(f"{released} td.collect a", timeout=60_000)
-    teach.wait_for_selector(f".modal-dialog >> text=Successfully collected submissions of '{ID}'", timeout=120_000)
-    shoot(teach, "4c-formgrader-collected")
-    teach.click(".modal-dialog button[data-dismiss='modal']")
+    press(teach, "collect", f"Successfully collected submissions of '{ID}'", "4c-formgrader-collected")
     for who in WORK:
         assert (hub.course / "submitted" / name[who] / ID / f"{ID}.ipynb").is_file()
     refused = request(teach, "POST", f"{course_url}/api/submission/{ID}/{name['alice']}/autograde")
@@ -410,15 +415,25 @@ def test_a_class_on_jupyterhub(hub, browser):
     api = f"{course_url}/api"
     bob = next(s for s in json.loads(request(teach, "GET", f"{api}/submitted_notebooks/{ID}/{ID}")["text"])
                if s["student"] == name["bob"])
-    grade = next(g for g in json.loads(request(teach, "GET", f"{api}/grades?submission_id={bob['id']}")["text"])
-                 if g["name"] == "test_stable_softplus")
-    comments = json.loads(request(teach, "GET", f"{api}/comments?submission_id={bob['id']}")["text"])
-    comment = next(c for c in comments if c["name"] == "stable_softplus")
-    assert request(teach, "PUT", f"{api}/grade/{grade['id']}", body={"manual_score": 2.0})["status"] == 200
-    assert request(teach, "PUT", f"{api}/comment/{comment['id']}", body={"manual_comment": COMMENT})["status"] == 200
-    for action in ("generate_feedback", "release_feedback"):
-        done = json.loads(request(teach, "POST", f"{api}/assignment/{ID}/{action}")["text"])
-        assert done["success"], done
+    teach.goto(f"{course_url}/submissions/{bob['id']}/", wait_until="domcontentloaded")  # Manual Grading's page
+    for field, value in (("#test_stable_softplus", "2"), ("#stable_softplus-comment", COMMENT)):
+        teach.fill(field, value, timeout=60_000)
+        teach.press(field, "Tab")  # the page saves a field when it changes
+    shoot(teach, "5a-formgrader-by-hand")
+
+    def saved():
+        grades = json.loads(request(teach, "GET", f"{api}/grades?submission_id={bob['id']}")["text"])
+        comments = json.loads(request(teach, "GET", f"{api}/comments?submission_id={bob['id']}")["text"])
+        return (next(g["manual_score"] for g in grades if g["name"] == "test_stable_softplus"),
+                next(c["manual_comment"] for c in comments if c["name"] == "stable_softplus"))
+
+    deadline = time.monotonic() + 30
+    while saved() != (2.0, COMMENT) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert saved() == (2.0, COMMENT)
+    teach.goto(course_url, wait_until="domcontentloaded")
+    press(teach, "generate-feedback", f"Successfully generated feedback of '{ID}'")
+    press(teach, "release-feedback", f"Successfully released feedback of '{ID}'", "5b-formgrader-feedback-released")
     final, texts = {**JUDGED, "bob": 8.0}, {}
     for who in WORK:  # the Assignments tab's Fetch Feedback
         menu(pages[who], "Assignment List")
