@@ -3,14 +3,15 @@
 hub/setup.py starts a JupyterHub on a free port in a temporary base folder: PAM logins, students'
 servers from the learners' venv (built from the kit, cached by learner_env), each in a capped
 cgroup, and the course's Formgrader as the hub service `finite`, run by a grader account that owns
-the course. The grader presses Generate and Release in the Formgrader and finds it in the service lab's Formgrader tab; alice,
-bob and carol log in through the hub's login page in Chromium, fetch in the Assignments tab, alice
-presses Validate, and each submits there; carol's endless loops, a file past her file cap and an
+the course. The grader presses Generate and Release in the Formgrader and finds
+it in the service lab's Formgrader tab; alice, bob and carol log in through the hub's login page in
+Chromium, fetch in the Assignments tab, press Validate (alice's answers pass their visible checks,
+the others' do not) and submit there; carol's endless loops, a file past her file cap and an
 allocation past her memory cap stop in her server only (the last kills her kernel). The grader
 presses the Formgrader's Collect; its Autograde (not root) refuses to grade uncapped; root grades
 (`hub/setup.py grade`), the Formgrader shows the judged scores, the grader types a score and a
-comment on Manual Grading's page and presses Generate and Release Feedback, and each student fetches only their own page with
-the tab's Fetch Feedback. Screenshots and the cell times in artifacts/hub/.
+comment on Manual Grading's page and presses Generate and Release Feedback, and each student
+fetches only their own page with the tab's Fetch Feedback. Screenshots and the cell times in artifacts/hub/.
 """
 import fcntl
 import hashlib
@@ -335,13 +336,13 @@ def test_a_class_on_jupyterhub(hub, browser):
     mine = Course(ROOT)  # the cases the answers come from
     for who in WORK:
         fill(fetched_nb[who], who, mine)
-    page = pages["alice"]
-    page.goto(f"{lab['alice']}lab/tree/{ID}/{ID}.ipynb")
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    shoot(page, "4-alice-notebook")
-    said = validate(page)  # in her own server, under her caps, in the course's words
-    assert re.search(r"(\d+) of \1 exercises pass their visible checks", said), said
-    assert "That is not a score" in said, said
+    for who in WORK:  # Validate, in each one's own server, under their caps, in the course's words
+        pages[who].goto(f"{lab[who]}lab/tree/{ID}/{ID}.ipynb")
+        pages[who].wait_for_selector(".jp-Notebook", timeout=60_000)
+        said = validate(pages[who])
+        passing, exercises = map(int, re.search(r"(\d+) of (\d+) exercises pass their visible checks", said).groups())
+        assert (passing == exercises) == (who == "alice") and "That is not a score" in said, (who, said)
+    shoot(pages["alice"], "4-alice-notebook")
     for who in WORK:
         menu(pages[who], "Assignment List")
         pages[who].click("#fetched_assignments_list button:has-text('Submit')")

@@ -29,6 +29,7 @@ from autograder.grading.assignment import (
     fingerprint, generated_path, load_assignment, reference_path, stored_reference,
 )
 from autograder.grading.files import sha256, write_atomic
+from autograder.grading.inert import inert
 from autograder.grading.items import write_analysis
 from autograder.grading.gradebook import (
     copy_exchange_files, course_gradebook, register_assignment, stage_feedback, submission_timestamp,
@@ -236,7 +237,7 @@ class Publisher:
             return Final.of(result)
         path = self.course.root / "autograded" / result.student / result.assignment / f"{result.assignment}.ipynb"
         try:
-            nb = read_notebook(path)
+            nb = inert(read_notebook(path), self.assignment.released_text)  # one an older version wrote, too
             stored, shown = stored_record(nb)
         except (CourseError, OSError):
             stored = None
