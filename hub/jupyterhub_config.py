@@ -70,8 +70,8 @@ for course in courses:
          "scopes": [f"access:services!service={service}", f"read:services!service={service}", "list:services"]},
         {"name": f"nbgrader-{course_id}", "groups": [f"nbgrader-{course_id}"],
          "scopes": ["list:services", f"read:services!service={service}"]},
-        # the service asks to add a student it grades to nbgrader-ID (nbgrader's add_student_to_course;
-        # manage_groups refuses it: the OS groups enrol) and reads its own account to list its courses
+        # the service adds a student it grades to nbgrader-ID (nbgrader's add_student_to_course) and
+        # reads its own account (the grader's) to list its courses
         {"name": f"service-{course_id}", "services": [service],
          "scopes": ["list:groups", f"groups!group=nbgrader-{course_id}", f"read:groups!group=nbgrader-{course_id}",
                     f"read:users!user={course['grader']}", f"read:users:groups!group=nbgrader-{course_id}"]},
