@@ -5,17 +5,47 @@ function runs inside :func:`demo`; the last cell of an assignment calls :func:`s
 what the learner's kernel itself ran is recorded: no hidden test, no grading.
 """
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Iterator, Mapping
 
 # What a row says. Visible checks are a few cases: passing them is not a score, so the row says so.
 PASSED, FAILED, NOT_ATTEMPTED = "pass; the grader checks more", "fail", "not attempted"
+NOT_RUN = "its test cell has not run"
 _found: dict = {}  # exercise -> (state, first message)
 _workdirs: dict = {}  # prefix -> this kernel's folder
 
 
+@dataclass(frozen=True)
+class Exercise:
+    """One graded exercise: its points and what its visible checks found."""
+    name: str
+    points: float
+    state: str
+    why: str = ""
+
+
+def first_line(name: str, text: str) -> str:
+    """``name: `` and the first line of ``text`` (120 characters at most), or ``name`` alone."""
+    lines = text.strip().splitlines()
+    return f"{name}: {lines[0][:120]}" if lines else name
+
+
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip().splitlines()
-    return f"{type(error).__name__}: {text[0][:120]}" if text else type(error).__name__
+    return first_line(type(error).__name__, str(error))
+
+
+def table(rows) -> str:
+    """Exercises as the notebook's summary lays them out: name, points, visible checks."""
+    width = max(len("exercise"), *(len(row.name) for row in rows))
+    lines = [f"{'exercise':<{width}}  points  visible checks", f"{'-' * width}  ------  --------------"]
+    lines += [f"{row.name:<{width}}  {row.points:>6g}  {row.state}" + (f" ({row.why})" if row.why else "")
+              for row in rows]
+    return "\n".join(lines)
+
+
+def passing(rows) -> str:
+    passed = sum(row.state == PASSED for row in rows)
+    return f"{passed} of {len(rows)} exercises pass their visible checks"
 
 
 @contextmanager
@@ -61,16 +91,9 @@ def demo(*exercises: str) -> Iterator[None]:
 def summary(points: Mapping[str, float]) -> None:
     """Print one line per exercise: its points and what its visible checks found in this kernel,
     in the order given. A pass says that the grader checks more: it is not a score."""
-    rows = [(name, f"{value:g}", *_found.get(name, (NOT_ATTEMPTED, "its test cell has not run")))
-            for name, value in points.items()]
-    width = max(len("exercise"), *(len(row[0]) for row in rows))
-    lines = [f"{'exercise':<{width}}  points  visible checks", f"{'-' * width}  ------  --------------"]
-    for name, value, state, message in rows:
-        lines.append(f"{name:<{width}}  {value:>6}  {state}" + (f" ({message})" if message else ""))
-    passed = sum(row[2] == PASSED for row in rows)
-    lines.append(f"\n{passed} of {len(rows)} exercises pass their visible checks. That is not a score: "
-                 "when your notebook is graded, hidden tests check more cases.")
-    print("\n".join(lines))
+    rows = [Exercise(name, float(value), *_found.get(name, (NOT_ATTEMPTED, NOT_RUN))) for name, value in points.items()]
+    print(f"{table(rows)}\n\n{passing(rows)}. That is not a score: when your notebook is graded, hidden tests "
+          "check more cases.")
 
 
 def workdir(prefix: str) -> str:

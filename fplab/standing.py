@@ -7,30 +7,13 @@ shows the same page. Validate (:mod:`fplab.validate`) reads the same states from
 has just run.
 """
 import argparse
-from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 from nbgrader.utils import compute_checksum, is_solution
 
 from fplab.assignments import MINUTES, time_text
-from fplab.progress import FAILED, NOT_ATTEMPTED, PASSED
-
-NOT_RUN = "its test cell has not run"  # the words of fplab.progress.summary
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """One graded exercise: its points and what its visible checks found (fplab.progress's words)."""
-    name: str
-    points: float
-    state: str
-    why: str = ""
-
-
-def first_line(name: str, text: str) -> str:
-    lines = text.strip().splitlines()
-    return f"{name}: {lines[0][:120]}" if lines else name
+from fplab.progress import FAILED, NOT_ATTEMPTED, NOT_RUN, PASSED, Exercise, first_line, passing, table
 
 
 def cell_state(cell) -> tuple:
@@ -61,20 +44,6 @@ def exercises(nb) -> list:
             found.append(Exercise(grading["grade_id"].removeprefix("test_"), float(grading.get("points", 0)),
                                   *cell_state(cell)))
     return found
-
-
-def table(rows) -> str:
-    """Exercises as the notebook's summary lays them out: name, points, visible checks."""
-    width = max(len("exercise"), *(len(row.name) for row in rows))
-    lines = [f"{'exercise':<{width}}  points  visible checks", f"{'-' * width}  ------  --------------"]
-    lines += [f"{row.name:<{width}}  {row.points:>6g}  {row.state}" + (f" ({row.why})" if row.why else "")
-              for row in rows]
-    return "\n".join(lines)
-
-
-def passing(rows) -> str:
-    passed = sum(row.state == PASSED for row in rows)
-    return f"{passed} of {len(rows)} exercises pass their visible checks"
 
 
 def begun(nb) -> bool:

@@ -19,8 +19,8 @@ from nbgrader.server_extensions.validate_assignment.handlers import ValidateAssi
 from nbgrader.validator import Validator
 from tornado import web
 
-from fplab.progress import FAILED, NOT_ATTEMPTED, PASSED
-from fplab.standing import exercises, passing, table
+from fplab.progress import FAILED, NOT_ATTEMPTED, PASSED, passing, table
+from fplab.standing import exercises
 
 ORDER = (FAILED, NOT_ATTEMPTED, PASSED)  # failing exercises first
 FRAME = ("<style>#validation-message:has(.fplab-validate) > :not(:has(.fplab-validate)) { display: none; }"

@@ -27,7 +27,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 HUB_FILES = ("jupyterhub_config.py", "finite_hub.py")
-SERVICE_FILES = {"service_server_config.py": "jupyter_server_config.py"}  # hub/ file: its name in BASE/instructor
 PROXY_VERSION = "5.3.0"  # configurable-http-proxy, from npm
 SYSTEM_PYTHON = "/usr/bin/python3"
 DEFAULTS = {"ip": "127.0.0.1", "port": 8000, "memory_mb": 2048, "max_procs": 256, "cpus": 1.0, "file_mb": 1024}
@@ -200,8 +199,7 @@ def write_config(base: Path, settings: dict, course: dict) -> None:
     (base / "state").chmod(0o700)
     for name in HUB_FILES:
         shutil.copy2(REPO / "hub" / name, base / name)
-    for name, as_name in SERVICE_FILES.items():
-        shutil.copy2(REPO / "hub" / name, base / "instructor" / as_name)
+    shutil.copy2(REPO / "hub" / "service_server_config.py", base / "instructor" / "jupyter_server_config.py")
     shutil.copytree(REPO / "lab" / "instructor", base / "instructor", dirs_exist_ok=True)  # as `make lab-instructor`
     (base / "hub.json").write_text(json.dumps(settings, indent=1) + "\n")
     (base / "courses" / f"{course['id']}.json").write_text(json.dumps(course, indent=1) + "\n")

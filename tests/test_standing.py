@@ -9,8 +9,8 @@ import pytest
 
 from conftest import ASSIGNMENTS, ROOT
 from fplab.assignments import MINUTES, PART_ONE, time_text
-from fplab.progress import FAILED, NOT_ATTEMPTED, PASSED
-from fplab.standing import Exercise, exercises, standing
+from fplab.progress import FAILED, NOT_ATTEMPTED, PASSED, Exercise
+from fplab.standing import exercises, standing
 from fplab.validate import validate_text
 
 START = ROOT / "notebooks" / "00_start_here.ipynb"
