@@ -417,6 +417,9 @@ def test_a_class_on_jupyterhub(hub, browser):
     bob = next(s for s in json.loads(request(teach, "GET", f"{api}/submitted_notebooks/{ID}/{ID}")["text"])
                if s["student"] == name["bob"])
     teach.goto(f"{course_url}/submissions/{bob['id']}/", wait_until="domcontentloaded")  # Manual Grading's page
+    # its fields are bound once it has loaded the grades and comments (a value typed before is overwritten)
+    teach.wait_for_function("window.formgrader && formgrader.grades.loaded && formgrader.comments.loaded",
+                            timeout=60_000)
     for field, value in (("#test_stable_softplus", "2"), ("#stable_softplus-comment", COMMENT)):
         teach.fill(field, value, timeout=60_000)
         teach.press(field, "Tab")  # the page saves a field when it changes
