@@ -40,7 +40,7 @@ import nbformat
 from nbformat.v4 import new_code_cell, new_notebook
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.usage import limit_outcome
-from autograder.sandbox.execute import run_in_sandbox
+from autograder.sandbox.run import run_in_sandbox
 
 limits = Limits(traffic_mb=int(sys.argv[2]))
 nb = new_notebook(cells=[new_code_cell("print('before')"), new_code_cell(sys.argv[1]), new_code_cell("print('after')")])
@@ -107,7 +107,7 @@ def test_a_flooder_in_a_batch_costs_only_the_flooder(course, tmp_path):
 def dies_for_the_marked(notebook_json, limits):
     """run_in_sandbox, except that the process running a marked submission dies (as the OOM
     killer would end it)."""
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     if "KILL-THIS-WORKER" in notebook_json:
         os._exit(9)

@@ -39,7 +39,7 @@ for fd in map(int, os.listdir("/proc/self/fd")):
 import torch, fplab
 print(json.dumps({
     "pid": os.getpid(), "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
-    "preloaded": "autograder.sandbox.zygote" in sys.modules,
+    "preloaded": "autograder.sandbox.kernel_server" in sys.modules,
     "traces": [hasattr(torch, "finite_trace"), hasattr(fplab, "finite_trace"), "finite_trace" in sys.modules,
                os.path.exists("/tmp/finite_trace"), os.path.exists("/dev/shm/finite_trace")],
     "seqpackets": seqpackets, "uid": os.getuid(), "path": sys.path, "cwd": os.getcwd(),
@@ -48,7 +48,7 @@ print(json.dumps({
 
 
 def run(*sources):
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     nb = new_notebook(cells=[new_code_cell(s, metadata={"nbgrader": {"solution": True, "grade_id": f"a{i}"}})
                              for i, s in enumerate(sources)])
@@ -104,7 +104,7 @@ def test_threads_of_one_process_share_its_servers_one_sandbox_at_a_time():
 def test_a_kernel_that_kills_itself_costs_its_student_only_and_a_dead_server_comes_back():
     crashed, _ = run("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
     assert crashed.outcome == "kernel_died"
-    for module in ("autograder.sandbox.zygote", "autograder.sandbox.client"):
+    for module in ("autograder.sandbox.kernel_server", "autograder.sandbox.executor"):
         forkserver._servers[module].process.kill()
         forkserver._servers[module].process.wait()
     after, nb = run(LOOK)
@@ -112,7 +112,7 @@ def test_a_kernel_that_kills_itself_costs_its_student_only_and_a_dead_server_com
 
 
 def test_the_kernel_server_refuses_a_uid_outside_the_sandbox_range():
-    from autograder.sandbox.zygote import _checked
+    from autograder.sandbox.kernel_server import _checked
 
     request = {"uid": 0, "gid": 0, "procs": []}
     with pytest.raises(ValueError):
@@ -129,14 +129,14 @@ def test_a_worker_s_servers_are_its_own():
 
 
 def test_a_kernel_server_that_cannot_start_is_one_line_then_fresh_kernels(tmp_path, monkeypatch, capsys):
-    from autograder.sandbox import client
+    from autograder.sandbox import bubblewrap, servers
 
     broken = tmp_path / "broken"
     (broken / "torch").mkdir(parents=True)
     (broken / "torch" / "__init__.py").write_text("raise ImportError('no torch for the server')\n")
-    env = {**client.kernel_env(), "PYTHONPATH": str(broken)}
-    monkeypatch.setattr(client, "kernel_env", lambda: env)
-    monkeypatch.setattr(client, "_no_kernel_server", [])
+    env = {**bubblewrap.kernel_env(), "PYTHONPATH": str(broken)}
+    monkeypatch.setattr(servers, "kernel_env", lambda: env)
+    monkeypatch.setattr(servers, "_no_kernel_server", [])
     first, nb = run(LOOK)
     second, _ = run("print('again')")
     assert first.outcome == second.outcome == "ok"
@@ -147,7 +147,7 @@ def test_a_kernel_server_that_cannot_start_is_one_line_then_fresh_kernels(tmp_pa
 
 def test_the_kernel_server_imports_heavy_modules_for_the_notebooks_that_use_them():
     looks = "import sys\nprint(['torch.' '_dynamo' in sys.modules, 'torch.distributed.' 'tensor' in sys.modules])"
-    for module in ("autograder.sandbox.zygote", "autograder.sandbox.client"):  # servers that never had the request
+    for module in ("autograder.sandbox.kernel_server", "autograder.sandbox.executor"):  # servers that never had the request
         running = forkserver._servers.pop(module, None)
         if running is not None:
             running.close()
@@ -170,7 +170,7 @@ def _servers_of_this_worker():
 
 def test_a_pool_s_workers_share_its_servers_and_their_kernels_stay_apart():
     from autograder.grading.batch import worker_pool
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     with worker_pool(2) as pool:
         left = pool.submit(run_in_sandbox, _notebook(LEAVE_TRACES), Limits())
@@ -178,7 +178,7 @@ def test_a_pool_s_workers_share_its_servers_and_their_kernels_stay_apart():
         after = pool.submit(run_in_sandbox, _notebook(LOOK), Limits())
         kinds = pool.submit(_servers_of_this_worker).result()
         runs = [left.result(), beside.result(), after.result()]
-    assert kinds == {"autograder.sandbox.client": "Connection", "autograder.sandbox.zygote": "Connection"}
+    assert kinds == {"autograder.sandbox.executor": "Connection", "autograder.sandbox.kernel_server": "Connection"}
     assert [r.outcome for r in runs] == ["ok"] * 3
     for run in runs[1:]:
         seen = json.loads(printed(run.notebook().cells[0]))
@@ -189,7 +189,7 @@ def test_a_pool_s_workers_share_its_servers_and_their_kernels_stay_apart():
 
 def test_a_shared_server_that_died_is_replaced_by_the_worker_s_own():
     from autograder.grading.batch import worker_pool
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     with worker_pool(1) as pool:
         pool.submit(int).result()
@@ -199,12 +199,12 @@ def test_a_shared_server_that_died_is_replaced_by_the_worker_s_own():
         done = pool.submit(run_in_sandbox, _notebook(LOOK), Limits()).result()
         kinds = pool.submit(_servers_of_this_worker).result()
     assert done.outcome == "ok" and json.loads(printed(done.notebook().cells[0]))["preloaded"]
-    assert kinds == {"autograder.sandbox.client": "ForkServer", "autograder.sandbox.zygote": "ForkServer"}
+    assert kinds == {"autograder.sandbox.executor": "ForkServer", "autograder.sandbox.kernel_server": "ForkServer"}
 
 
 def test_a_shared_server_takes_connections_from_the_grader_s_user_only():
-    forkserver.share("autograder.sandbox.client", dict(os.environ))
-    shared = forkserver._shared["autograder.sandbox.client"]
+    forkserver.share("autograder.sandbox.executor", dict(os.environ))
+    shared = forkserver._shared["autograder.sandbox.executor"]
     os.chmod(shared.folder, 0o755)  # past the folder and the socket's mode, the server checks who connects
     os.chmod(shared.address, 0o777)
     pid = os.fork()
@@ -212,7 +212,7 @@ def test_a_shared_server_takes_connections_from_the_grader_s_user_only():
         os.setresgid(65534, 65534, 65534)
         os.setresuid(65534, 65534, 65534)
         try:
-            forkserver.Connection("autograder.sandbox.client", {}, shared.address).ready()
+            forkserver.Connection("autograder.sandbox.executor", {}, shared.address).ready()
         except forkserver.ServerGone:
             os._exit(0)
         os._exit(1)

@@ -14,8 +14,8 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.sandbox.limits import MB, Limits
-from autograder.sandbox.execute import (OBSERVATION_MIME, SHOWN_PER_CELL, SHOWN_TOTAL, TIMEOUT_ERROR, OutputCaps,
-                                        RecordingExecute, compile_output_checks, size_of, text_snapshot)
+from autograder.sandbox.outputs import OBSERVATION_MIME, SHOWN_PER_CELL, SHOWN_TOTAL, OutputCaps, size_of, text_snapshot
+from autograder.sandbox.recording import TIMEOUT_ERROR, RecordingExecute, compile_output_checks
 
 CAPS = (MB, 2 * MB, 8 * MB)
 
@@ -219,7 +219,7 @@ def test_a_reply_s_error_that_no_output_shows_ends_the_cell_as_nbgrader_ends_it(
 
 
 def test_in_the_sandbox_a_30_mb_line_arrives_cut_and_feedback_text_is_the_snapshot():
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     nb = new_notebook(cells=[
         cell("print('answer ran')\nfrom IPython.display import display, HTML\n"
@@ -249,7 +249,7 @@ def test_in_the_sandbox_a_30_mb_line_arrives_cut_and_feedback_text_is_the_snapsh
 @pytest.mark.slow
 @needs_sandbox
 def test_a_notebook_with_no_test_cell_snapshots_at_the_end():
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     nb = new_notebook(cells=[cell("print('only answers')", solution=True, grade_id="a")])
     run = run_in_sandbox(nbformat.writes(nb), Limits())
@@ -295,7 +295,7 @@ def test_grading_beside_a_30_mb_printer_costs_little_more_than_beside_a_solved_s
 def test_each_output_costs_a_kilobyte_however_small():
     """360,000 empty outputs cost the trusted side about 1 GB once parsed: each is charged MIN_CHARGE,
     so a cell keeps at most its budget's worth and a stub, and the notebook's budget holds."""
-    from autograder.sandbox.execute import MIN_CHARGE
+    from autograder.sandbox.outputs import MIN_CHARGE
 
     caps = OutputCaps(per_output=MB, per_cell=2 * MB, per_notebook=8 * MB)
     kept = admit_all(caps, [stream("") for _ in range(50_000)])

@@ -37,7 +37,7 @@ def canary():
 
 
 def run(*sources, limits=Limits()):
-    from autograder.sandbox.execute import run_in_sandbox
+    from autograder.sandbox.run import run_in_sandbox
 
     nb = new_notebook(cells=[new_code_cell(s, metadata={"nbgrader": {"solution": True, "grade_id": f"a{i}"}})
                              for i, s in enumerate(sources)])

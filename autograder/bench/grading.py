@@ -14,7 +14,10 @@ from autograder.cases import load_cases
 from autograder.check import write_submissions
 from autograder.course import answer_cells, nbgrader
 from autograder.grading.admit import sanitize
-from autograder.sandbox.execute import execute
+from autograder.sandbox.bubblewrap import QuietKernelManager
+from autograder.sandbox.recording import run_recorded
+from autograder.sandbox.report import handoff
+from autograder.sandbox.run import sandboxed_run
 from autograder.sandbox.limits import Limits
 
 
@@ -29,7 +32,10 @@ def sandbox_cost(course, assignment, path, repeats):
     def run(sandboxed):
         with tempfile.TemporaryDirectory() as scratch:
             prepared, _ = sanitize(course, nbformat.read(path, as_version=4), assignment, "bench")
-            execute(prepared, Path(scratch), Limits(), sandboxed=sandboxed)
+            if sandboxed:
+                sandboxed_run(handoff(prepared), Path(scratch), Limits())
+            else:
+                run_recorded(prepared, Path(scratch), Limits(), QuietKernelManager)
     plain = statistics.median(timed(lambda: run(False)) for _ in range(repeats))
     boxed = statistics.median(timed(lambda: run(True)) for _ in range(repeats))
     return plain, boxed

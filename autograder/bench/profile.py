@@ -15,7 +15,8 @@ from autograder.grading.admit import admit
 from autograder.grading.assignment import fingerprint
 from autograder.grading.batch import find_submissions, prepare_assignment
 from autograder.grading.steps import Final, ensure_reference, judge, render
-from autograder.sandbox.execute import handoff, run_in_sandbox
+from autograder.sandbox.report import handoff
+from autograder.sandbox.run import run_in_sandbox
 from autograder.sandbox.limits import Limits
 
 STEPS = ("admit (read, sanitize, restore locked cells)",

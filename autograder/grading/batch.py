@@ -2,7 +2,7 @@
 
 A thin adapter over the grading steps (``autograder.grading.steps``) that nbgrader's own
 autograde also runs, spread over a local process pool or a Dask cluster: only
-:func:`~autograder.sandbox.execute.run_in_sandbox` runs on a worker; admitting, the reference run
+:func:`~autograder.sandbox.run.run_in_sandbox` runs on a worker; admitting, the reference run
 (the solutions), judging, the gradebook, feedback and the CSV stay in this process.
 """
 import csv
@@ -44,9 +44,10 @@ from autograder.grading.steps import (
 from autograder.release import generate
 from autograder.sandbox import SandboxError
 from autograder.sandbox.bubblewrap import check_layout
-from autograder.sandbox.client import begin_servers, shared_servers, start_servers
+from autograder.sandbox.servers import begin_servers, shared_servers, start_servers
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.execute import handoff, run_in_sandbox
+from autograder.sandbox.report import handoff
+from autograder.sandbox.run import run_in_sandbox
 from autograder.statuses import Status
 
 # Students admitted and queued per worker, at most, ahead of the one it runs: enough that the

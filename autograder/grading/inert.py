@@ -13,7 +13,7 @@ import re
 
 import nbformat
 
-from autograder.sandbox.execute import OBSERVATION_MIME
+from autograder.sandbox.outputs import OBSERVATION_MIME
 
 IMAGES = ("image/png", "image/jpeg")
 KEPT = ("text/plain", *IMAGES, OBSERVATION_MIME)  # text/plain is escaped; observations are not rendered

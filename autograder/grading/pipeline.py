@@ -31,7 +31,7 @@ from autograder.grading.steps import (
     review_flags, stored_record,
 )
 from autograder.sandbox.limits import Limits, SandboxLimits
-from autograder.sandbox.execute import run_in_sandbox
+from autograder.sandbox.run import run_in_sandbox
 from autograder.statuses import Status
 
 def _course(configurable) -> Course:

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from autograder.grading.judge import MalformedObservation, judge_cell, observations
 from autograder.grading.signatures import failure_signatures, tolerance_uses
 from autograder.sandbox.usage import limit_outcome, notebook_errors
-from autograder.sandbox.execute import cell_label
+from autograder.sandbox.cells import cell_label
 from autograder.statuses import Status
 from fplab.rules import dynamic_lookups, exercise_problems
 

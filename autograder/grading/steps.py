@@ -8,7 +8,7 @@ and the instructor's comments included.
 
 * admit (``admit.py``): read the submission and run the course's configured sanitizers (``nbgrader_config.py``'s
   ``Autograde.sanitize_preprocessors``: tampering noted, locked cells restored);
-* execute: :func:`~autograder.sandbox.execute.run_in_sandbox` (the only step that runs student code);
+* execute: :func:`~autograder.sandbox.run.run_in_sandbox` (the only step that runs student code);
 * judge: observations compared with the reference run's, outside the kernel (:class:`Result`);
 * record: the judged scores into nbgrader's gradebook as ``auto_score``, cells that need a look
   flagged ``needs_manual_grade``; read back the :class:`Final` grades (a manual score overrides);
@@ -33,7 +33,8 @@ from autograder.grading.inert import inert
 from autograder.grading.score import Result, conclude
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.probe import missing_caps
-from autograder.sandbox.execute import SandboxRun, handoff, run_in_sandbox
+from autograder.sandbox.report import handoff
+from autograder.sandbox.run import SandboxRun, run_in_sandbox
 from autograder.statuses import Status
 
 KEY = "finite"  # notebook metadata the trusted side writes (a submission's own is dropped)

@@ -30,6 +30,7 @@ import zmq
 from jupyter_client.manager import AsyncKernelManager
 
 from autograder.sandbox import SandboxError
+from autograder.sandbox.forkserver import PACKAGE_PARENT, ServerGone
 from autograder.sandbox.identity import KEPT_CAPS, SANDBOX_USER, WORKDIR, drop_to
 from autograder.sandbox.limits import MB, Limits
 from autograder.sandbox.probe import tmpfs_size_problem
@@ -194,7 +195,7 @@ def rlimits(limits) -> dict:
 
 def placeholder(ready) -> list:
     """argv that marks the sandbox ready (an empty file at ``ready``) and waits to be killed: what
-    bubblewrap runs when the kernel comes from the kernel server (:mod:`autograder.sandbox.zygote`)."""
+    bubblewrap runs when the kernel comes from the kernel server (:mod:`autograder.sandbox.kernel_server`)."""
     return ["/bin/sh", "-c", ': > "$0" && exec sleep infinity', str(ready)]
 
 
@@ -220,7 +221,7 @@ class SandboxedKernelManager(QuietKernelManager):
     enclosure = None
     meter = None  # an autograder.sandbox.traffic.Meter: the client counts what the kernel sends
     kernels = None
-    imports = ()  # modules the kernel server imports before this kernel (late_imports, zygote.prepare)
+    imports = ()  # modules the kernel server imports before this kernel (late_imports, kernel_server.prepare)
 
     def __init__(self, **kwargs):
         super().__init__(transport="ipc", **kwargs)
@@ -267,8 +268,6 @@ class SandboxedKernelManager(QuietKernelManager):
             self._fork_kernel(identity)
 
     def _fork_kernel(self, identity):
-        from autograder.sandbox.forkserver import PACKAGE_PARENT, ServerGone
-
         cgroup = self.enclosure.cgroup
         try:
             self.kernels.fork({

@@ -2,7 +2,7 @@
 written, enforced by the kernel; its uid and its socket folder.
 
 One submission (its kernel, everything the kernel starts, and the executor process that talks
-to the kernel, :mod:`autograder.sandbox.client`) runs in its own cgroup:
+to the kernel, :mod:`autograder.sandbox.executor`) runs in its own cgroup:
 
 * memory: the cgroup's limit is ``Limits.memory_mb`` for everything together; going over it
   wakes the OOM killer inside that cgroup only, which the cgroup records (``oom_kill``).

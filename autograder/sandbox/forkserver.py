@@ -1,6 +1,6 @@
 """Fork servers: a process that imports what its children need once, then forks one child per request.
 
-Grading uses two (see :mod:`autograder.sandbox.client` and :mod:`autograder.sandbox.zygote`): the
+Grading uses two (see :mod:`autograder.sandbox.servers`): the
 executor server, which has imported nbformat, nbclient, nbconvert, jupyter_client and IPython, and
 the kernel server, which has imported torch, numpy, IPython and ipykernel. Starting a Python
 process and importing those costs seconds of CPU; forking one that already has costs milliseconds.

@@ -1,5 +1,5 @@
 """Heavy modules a kernel imports only when its notebook's code uses them. The kernel server
-(:mod:`autograder.sandbox.zygote`) imports each once, at the first notebook that asks for it, so
+(:mod:`autograder.sandbox.kernel_server`) imports each once, at the first notebook that asks for it, so
 that assignments that never use one do not pay it at every worker's start. Only a matter of speed:
 a kernel whose notebook was not matched imports the module itself."""
 import re

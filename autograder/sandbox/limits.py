@@ -27,7 +27,7 @@ class Limits:
     max_procs: int = _limit(64, "Processes and threads of one submission, together.")
     disk_mb: int = _limit(512, "MB one submission may write: /tmp with its working folder (and /dev/shm).")
     cpus: float = _limit(1.0, "CPU cores for everything one submission runs, together (a CFS quota).")
-    # Output bytes kept (autograder.sandbox.execute.OutputCaps); the judge's observations get 4x.
+    # Output bytes kept (autograder.sandbox.outputs.OutputCaps); the judge's observations get 4x.
     # The largest solved notebook keeps 0.45 MB in one output, 1.7 MB in one cell, 2.8 MB in all,
     # all of it observations (05_float16_range).
     output_mb: float = _limit(1.0, "MB of output kept per output (text, images, HTML).")

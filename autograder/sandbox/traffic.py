@@ -6,7 +6,7 @@ decodes a byte of it; past a channel's cap the meter stops the kernel and the me
 undecoded. ZeroMQ delivers a multipart message whole, so one message of many frames (each under
 ``MAX_MESSAGE``) is in memory before it can be counted: what bounds that is the memory cap of the
 process receiving it, which is why the executor runs inside the student's cgroup
-(:mod:`autograder.sandbox.client`), never in the grading worker. The heartbeat and stdin channels
+(:mod:`autograder.sandbox.executor`), never in the grading worker. The heartbeat and stdin channels
 are never opened (nothing listens there, so nothing queues there).
 """
 import threading

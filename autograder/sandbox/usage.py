@@ -26,7 +26,7 @@ class Usage:
 def limit_outcome(usage, limits, errors=""):
     """``(Status.RESOURCE_LIMIT, note)`` when a cap stopped the submission, else None.
 
-    ``usage``: the :class:`Usage` that :func:`autograder.sandbox.execute.execute` returns;
+    ``usage``: the :class:`Usage` that :class:`~autograder.sandbox.enclosure.Enclosure` records;
     ``errors``: the notebook's error text (:func:`notebook_errors`), for what only shows there
     (a single allocation over the total refused by ``RLIMIT_DATA``, a full disk).
     """
