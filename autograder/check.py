@@ -1,5 +1,5 @@
 """Self-check: the solutions, the blank release and every case, graded by the pipeline that
-grades students (``grade_batch``: sandbox, reference run, judge), each compared with what it
+grades students (``grade_batch``: sandbox, reference run, verdict), each compared with what it
 must score."""
 import shutil
 import tempfile
@@ -7,10 +7,10 @@ from pathlib import Path
 
 import nbformat
 
-from autograder.grading.batch import grade_batch, released_notebook, worker_pool
+from autograder.grading.batch import grade_batch
+from autograder.grading.scheduling import worker_pool
 from autograder.cases import build_submission, load_cases, student_id
-from autograder.course import answer_cells, graded_tests
-from autograder.grading.assignment import CACHE
+from autograder.course import answer_cells, graded_tests, read_notebook
 from autograder.lint import lint_notebook
 from autograder.statuses import Status
 from autograder.sandbox.limits import Limits
@@ -20,7 +20,7 @@ from fplab.rules import RULE_PREFIX
 
 def write_submissions(course, assignment_id, cases, folder) -> None:
     """``<student>/<ID>/<ID>.ipynb`` under ``folder`` for each ``{student: case}``."""
-    release_nb = released_notebook(course, assignment_id)
+    release_nb = read_notebook(course.release_path(assignment_id))
     solutions = answer_cells(course.source_notebook(assignment_id))
     for student, case in cases.items():
         path = Path(folder) / student / assignment_id / f"{assignment_id}.ipynb"
@@ -51,7 +51,7 @@ def check_assignment(course, assignment_id: str, workers: int, out, limits: Limi
         results = grade_batch(course, Path(workdir) / "submitted", assignment_id, Path(workdir) / "out",
                               workers, limits, progress=False, regrade=True,
                               record_grades=False, pool=pool).results
-        kept = course.root / CACHE / "check" / assignment_id
+        kept = course.cache / "check" / assignment_id
         kept.mkdir(parents=True, exist_ok=True)
         for name in ("report.html", "items.csv"):
             shutil.copyfile(Path(workdir) / "out" / name, kept / name)
@@ -82,7 +82,7 @@ def report(assignment_id, cases, tests, results, out) -> int:
         if wrong:
             detail += "  unexpected: " + ", ".join(f"{t} got {g:g} want {w if isinstance(w, str) else f'{w:g}'} "
                                                    f"({result.errors.get(t, '')[:120]})" for t, (g, w) in wrong.items())
-        if case.failing and result.judged.get(case.failing, 0.0) >= 1.0:
+        if case.failing and result.observed.get(case.failing, 0.0) >= 1.0:
             detail += f"  {case.failing} fails only in the kernel: its observations match the solution's"
             wrong = wrong or {"judge": None}
         if result.status != Status.GRADED:

@@ -1,4 +1,4 @@
-"""Command line: python -m autograder {release,check,grade,report,kit,term,bench} ..."""
+"""Command line: python -m autograder {release,check,grade,report,explain,kit,term,bench} ..."""
 import argparse
 import os
 import sys
@@ -6,19 +6,10 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
-from autograder.course import Course, CourseError
+from autograder.course import Course, CourseError, check_caps
+from autograder.sandbox import limits as sandbox_limits
 from autograder.sandbox.limits import Limits
 from autograder.statuses import Status
-
-
-LIMIT_FLAGS = (  # (flag, Limits field, type, metavar, help)
-    ("--timeout", "notebook_timeout", int, "S", "seconds per notebook"),
-    ("--cell-timeout", "cell_timeout", int, "S", "seconds per cell"),
-    ("--memory-mb", "memory_mb", int, "M", "total memory of one submission, all its processes together"),
-    ("--max-procs", "max_procs", int, "N", "processes and threads of one submission"),
-    ("--disk-mb", "disk_mb", int, "M", "bytes one submission may write, working folder and /tmp together"),
-    ("--cpus", "cpus", float, "N", "CPU cores for everything one submission runs, together"),
-)
 
 
 EXIT_CODES = """exit codes: 0 done (every student has a status, see grades.csv); 2 nothing done, one line says
@@ -44,7 +35,7 @@ def parser():
     g.add_argument("--out", required=True, metavar="OUT", help="grades.csv, feedback/, summary.png")
     g.add_argument("--workers", type=int, default=None, help="parallel students (default: cores)")
     d = Limits()  # the defaults; the course's nbgrader_config.py (c.SandboxLimits) may change them
-    for flag, name, kind, unit, what in LIMIT_FLAGS:
+    for flag, name, kind, unit, what in sandbox_limits.flags():
         g.add_argument(flag, dest=name, type=kind, default=None, metavar=unit,
                        help=f"{what} (default: the course's c.SandboxLimits.{name}, else {getattr(d, name):g})")
     g.add_argument("--allow-uncapped", action="store_true",
@@ -61,6 +52,11 @@ def parser():
     r.add_argument("assignment", metavar="ID")
     r.add_argument("--out", required=True, metavar="OUT",
                    help="grades.csv, summary.png, report.html, items.csv, canvas.csv")
+
+    e = sub.add_parser("explain", help="what grades each exercise: its cells, points, method rule, observations "
+                                       "and self-check cases")
+    e.add_argument("assignment", metavar="ID")
+    e.add_argument("grade_id", nargs="?", default="", metavar="GRADE_ID", help="one answer or test cell (default: all)")
 
     k = sub.add_parser("kit", help="write what students get (no source/, cases/ or grader) to a new folder")
     k.add_argument("out", metavar="OUT", help="a folder that does not exist yet, is empty, or holds only .git (kept)")
@@ -101,6 +97,12 @@ def main(argv=None):
             print(f"{len(results)} autograded students of {args.assignment}; wrote grades.csv, summary.png, report.html, "
                   f"items.csv and canvas.csv to {args.out}" + "".join(f"\n  {line}" for line in largest))
             return 0
+        if args.command == "explain":
+            from autograder.explain import explain
+
+            course.resolve_ids([args.assignment])
+            print(explain(course, args.assignment, args.grade_id))
+            return 0
         if args.command == "kit":
             from autograder.kit import build_kit
 
@@ -124,7 +126,7 @@ def main(argv=None):
             from autograder.check import check_course
             from autograder.statuses import default_workers
 
-            mismatches = check_course(course, ids, args.workers or default_workers(), sys.stdout, course_limits(course))
+            mismatches = check_course(course, ids, args.workers or default_workers(), sys.stdout, course.config.limits)
             print(f"\n{'all as expected' if not mismatches else f'{mismatches} MISMATCHES'}")
             return 1 if mismatches else 0
         if args.command == "bench" and args.widgets:
@@ -165,30 +167,22 @@ def main(argv=None):
     return 2
 
 
-def course_limits(course) -> Limits:
-    """The limits the course configures (``c.SandboxLimits`` in its nbgrader_config.py), as
-    ``nbgrader autograde`` and the Formgrader read them."""
-    from autograder.grading.admit import course_config
-    from autograder.sandbox.limits import SandboxLimits
-
-    return SandboxLimits(config=course_config(str(course.root))).limits()
-
-
 def limits_from(args, course) -> Limits:
-    """The course's limits, with the flags given on the command line instead."""
-    given = {name: getattr(args, name) for _, name, *_ in LIMIT_FLAGS if getattr(args, name) is not None}
-    return replace(course_limits(course), **given)
+    """The course's limits (``c.SandboxLimits``, as ``nbgrader autograde`` reads them), with the flags
+    given on the command line instead; CourseError for a value out of its range."""
+    given = {name: getattr(args, name) for _, name, *_ in sandbox_limits.flags() if getattr(args, name) is not None}
+    try:
+        return replace(course.config.limits, **given)
+    except ValueError as error:
+        raise CourseError(str(error)) from None
 
 
 def grade_command(course, args):
     from autograder.grading.batch import grade_batch
-    from autograder.grading.steps import check_caps
     from autograder.sandbox.probe import describe, missing_caps
     from autograder.statuses import default_workers
 
     limits = limits_from(args, course)
-    if not 0.01 <= limits.cpus <= 1024:
-        raise CourseError(f"--cpus {args.cpus:g}: give a number of cores between 0.01 and 1024")
     if args.dry_run:
         from autograder.grading.batch import dry_run
 
@@ -235,7 +229,7 @@ def summary(results, reasons=None, finals=None) -> str:
             lines.append(f"kept (submission, assignment and grader unchanged): {len(kept)}")
     ordered = sorted(results, key=lambda r: r.student)
     entries = [f"{r.student}: {r.status}; {'; '.join(r.notes)}" for r in ordered if r.status != Status.GRADED or r.notes]
-    entries += [f"{r.student}: review: {'; '.join(r.review)}" for r in ordered if r.review]
+    entries += [f"{r.student}: review: {'; '.join(map(str, r.review))}" for r in ordered if r.review]
     lines += [textwrap.fill(entry, width=100, initial_indent="  ", subsequent_indent="      ",
                             break_long_words=False, break_on_hyphens=False) for entry in entries]
     missing = counts.get(Status.MISSING.value, 0)

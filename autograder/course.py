@@ -1,20 +1,60 @@
-"""The course directory: assignment ids, notebooks, and running nbgrader inside a copy of it."""
+"""The course directory: its configuration, assignment ids, where each file lives, and running
+nbgrader inside a copy of it."""
 import os
 import re
 import shutil
 import subprocess
 import sys
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 import nbformat
+from traitlets.config import Config
+
+from autograder.sandbox.limits import Limits, SandboxLimits
+from autograder.sandbox.probe import missing_caps
+
+CACHE = ".finite"  # course-level, git-ignored: the reference observations, nbgrader's generations, locks
 
 
 class CourseError(Exception):
     """A problem the instructor can fix; the CLI prints it as one line."""
 
 
+@dataclass(frozen=True)
+class CourseConfig:
+    """The course's ``nbgrader_config.py``, read once per process (:meth:`load`): what nbgrader's own
+    commands read, and the two things the grader takes from it."""
+
+    nbgrader: Config  # the whole configuration, as nbgrader autograde and the Formgrader load it
+    course_id: str  # CourseDirectory.course_id
+    limits: Limits  # c.SandboxLimits, checked (Limits.__post_init__)
+
+    @staticmethod
+    @lru_cache(maxsize=None)
+    def load(root: Path) -> "CourseConfig":
+        from traitlets.config.loader import PyFileConfigLoader
+
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+        try:
+            limits = SandboxLimits(config=config).limits()
+        except ValueError as error:
+            raise CourseError(f"{root / 'nbgrader_config.py'}: c.SandboxLimits: {error}") from None
+        return CourseConfig(config, config.CourseDirectory.course_id, limits)
+
+
+def check_caps(limits: Limits, allow_uncapped: bool) -> list:
+    """The caps this machine cannot enforce; CourseError unless ``allow_uncapped``."""
+    missing = missing_caps(limits)
+    if missing and not allow_uncapped:
+        raise CourseError(f"{len(missing)} cap(s) cannot be enforced on this machine: " + "; ".join(missing)
+                          + " (see README, Caps per submission, or pass --allow-uncapped)")
+    return missing
+
+
 class Course:
-    """The nbgrader course rooted at ``root`` (the repository root)."""
+    """The nbgrader course rooted at ``root`` (the repository root), and where its files live."""
 
     def __init__(self, root):
         self.root = Path(root).resolve()
@@ -24,13 +64,39 @@ class Course:
         self.release = self.root / "release"
         self.cases = self.root / "cases"
 
+    @cached_property
+    def config(self) -> CourseConfig:
+        return CourseConfig.load(self.root)
+
     @property
     def course_id(self) -> str:
-        """``CourseDirectory.course_id`` from the course's nbgrader_config.py (the one place it is set)."""
-        from traitlets.config.loader import PyFileConfigLoader
+        return self.config.course_id
 
-        config = PyFileConfigLoader("nbgrader_config.py", path=str(self.root)).load_config()
-        return config.CourseDirectory.course_id
+    @property
+    def cache(self) -> Path:
+        return self.root / CACHE
+
+    @property
+    def header_path(self) -> Path:
+        """The preamble nbgrader prepends to every released notebook."""
+        return self.source / "header.ipynb"
+
+    @property
+    def gradebook_url(self) -> str:
+        return f"sqlite:///{self.root / 'gradebook.db'}"
+
+    def release_path(self, assignment_id) -> Path:
+        """The student notebook as committed in release/."""
+        return self.release / assignment_id / f"{assignment_id}.ipynb"
+
+    def autograded_path(self, student, assignment_id) -> Path:
+        """Where nbgrader's Formgrader and ``generate_feedback`` read a student's autograded notebook."""
+        return self.root / "autograded" / student / assignment_id / f"{assignment_id}.ipynb"
+
+    def autograded_notebooks(self, assignment_id) -> list:
+        """Every student's autograded notebook of ``assignment_id``, by student (links included: the
+        caller skips them)."""
+        return sorted(self.root.joinpath("autograded").glob(f"*/{assignment_id}/{assignment_id}.ipynb"))
 
     def assignment_ids(self):
         """Every assignment in source/, in course order."""
@@ -63,7 +129,7 @@ class Course:
         dest = Path(dest)
         (dest / "source").mkdir(parents=True)
         shutil.copy2(self.root / "nbgrader_config.py", dest)
-        shutil.copy2(self.source / "header.ipynb", dest / "source")
+        shutil.copy2(self.header_path, dest / "source")
         for assignment_id in ids:
             shutil.copytree(self.source / assignment_id, dest / "source" / assignment_id)
         return dest
@@ -107,6 +173,11 @@ def answer_cells(nb):
         for cell in nb.cells
         if cell.metadata.get("nbgrader", {}).get("solution")
     }
+
+
+def answer_of(test: str) -> str:
+    """The answer cell a test cell grades (the course's naming rule: ``test_<answer>``)."""
+    return test.removeprefix("test_")
 
 
 def graded_tests(nb):

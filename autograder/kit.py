@@ -19,6 +19,7 @@ from pathlib import Path
 
 from autograder.course import Course, CourseError, hidden_regions, read_notebook
 from autograder.source_text import MARKER, checked_lines, json_strings, quoted
+from fplab.pins import pinned_versions
 
 TEMPLATES = Path(__file__).resolve().parent / "templates" / "kit"
 
@@ -57,7 +58,7 @@ def build_kit(course: Course, out) -> Kit:
         raise CourseError(f"{out} exists and holds more than a .git folder: give a new, empty or git-only folder "
                           "for the kit")
     ids = course.assignment_ids()
-    missing = [i for i in ids if not (course.release / i / f"{i}.ipynb").is_file()]
+    missing = [i for i in ids if not course.release_path(i).is_file()]
     if missing:
         raise CourseError(f"no release notebook for {', '.join(missing)}: run `python -m autograder release` first")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -115,10 +116,7 @@ def course_project(course: Course) -> dict:
 
 def learner_pins(course: Course) -> dict:
     """{package: version} for LEARNER_PACKAGES, read from the course's pyproject.toml."""
-    pinned = {}
-    for line in course_project(course)["dependencies"]:
-        name, _, version = line.partition("==")
-        pinned[name.strip().lower()] = version.strip()
+    pinned = pinned_versions(course.root / "pyproject.toml")
     unpinned = [p for p in LEARNER_PACKAGES if not pinned.get(p)]
     if unpinned:
         raise CourseError(f"pyproject.toml pins no exact version of {', '.join(unpinned)}: the kit needs one")
@@ -171,7 +169,7 @@ dependencies:
 def source_texts(course: Course) -> dict:
     """{assignment id: the source notebook's cells, one after another}; the header under ``header``."""
     texts = {i: "\n".join(cell.source for cell in course.source_notebook(i).cells) for i in course.assignment_ids()}
-    header = course.source / "header.ipynb"
+    header = course.header_path
     if header.is_file():
         texts["header"] = "\n".join(cell.source for cell in read_notebook(header).cells)
     return texts

@@ -1,11 +1,12 @@
 """Which device a cell can use, a one-line description of the learner's environment, and a check of
-the installed versions against the course's pins."""
+the installed versions against the course's pins (:mod:`fplab.pins`)."""
 import platform
-import tomllib
 from importlib import metadata
 from pathlib import Path
 
 import torch
+
+from fplab.pins import PYPROJECT, pinned_versions
 
 
 def cuda_available() -> bool:
@@ -28,16 +29,6 @@ def environment_summary() -> str:
 
 
 CHECKED_PACKAGES = ("torch", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "nbgrader")
-PYPROJECT = Path(__file__).resolve().parent.parent / "pyproject.toml"
-
-
-def pinned_versions(pyproject: Path = PYPROJECT) -> dict:
-    """Package name -> version pinned with ``==`` in the course's ``pyproject.toml`` (empty if absent)."""
-    if not pyproject.is_file():
-        return {}
-    with pyproject.open("rb") as file:
-        dependencies = tomllib.load(file)["project"]["dependencies"]
-    return dict(line.split("==", 1) for line in dependencies if "==" in line)
 
 
 def version_check(pyproject: Path = PYPROJECT) -> str:

@@ -1146,7 +1146,7 @@ class _Resolver(ast.NodeVisitor):
     def __init__(self):
         self.aliases: dict[str, str] = {}
         self.uses: list = []  # (dotted name, line)
-        self.review: list[str] = []
+        self.review: list = []  # (line, what)
 
     def dotted(self, node) -> str | None:
         if isinstance(node, ast.Name):
@@ -1164,7 +1164,7 @@ class _Resolver(ast.NodeVisitor):
     def visit_ImportFrom(self, node):
         for alias in node.names:
             if alias.name == "*":
-                self.review.append(f"line {node.lineno}: `from {node.module} import *`")
+                self.review.append((node.lineno, f"`from {node.module} import *`"))
             else:
                 self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
             self.uses.append((node.module or "", node.lineno))
@@ -1174,36 +1174,36 @@ class _Resolver(ast.NodeVisitor):
             if isinstance(target, ast.Attribute):
                 patched = self.dotted(target.value)
                 if patched is None or patched.split(".")[0] in PATCHED_MODULES or patched in self.aliases.values():
-                    self.review.append(f"line {node.lineno}: replaces {patched or 'an attribute of an expression'}"
-                                       f".{target.attr}")
+                    self.review.append((node.lineno, f"replaces {patched or 'an attribute of an expression'}"
+                                                     f".{target.attr}"))
         self.generic_visit(node)
 
     def visit_Attribute(self, node):
         if node.attr in DYNAMIC_ATTRIBUTES:
-            self.review.append(f"line {node.lineno}: reads .{node.attr}")
+            self.review.append((node.lineno, f"reads .{node.attr}"))
         self.generic_visit(node)
 
     def visit_Name(self, node):
         if isinstance(node.ctx, ast.Load):
             self.uses.append((self.aliases.get(node.id, node.id), node.lineno))
         if node.id in DYNAMIC_NAMES:
-            self.review.append(f"line {node.lineno}: reads {node.id}")
+            self.review.append((node.lineno, f"reads {node.id}"))
 
     def visit_Call(self, node):
         func = self.dotted(node.func) or ""
         if func in DYNAMIC_CALLS or func.startswith("builtins.") or func.split(".")[-1] in ("get_ipython", "__import__"):
-            self.review.append(f"line {node.lineno}: calls {func}()")
+            self.review.append((node.lineno, f"calls {func}()"))
         if func in ("getattr", "setattr", "delattr", "hasattr") and len(node.args) >= 2:
             name, base = node.args[1], self.dotted(node.args[0])
             if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
-                self.review.append(f"line {node.lineno}: {func}() with a computed name")
+                self.review.append((node.lineno, f"{func}() with a computed name"))
             elif func != "getattr" and (base or "").split(".")[0] in PATCHED_MODULES:
-                self.review.append(f"line {node.lineno}: {func} on {base}")
+                self.review.append((node.lineno, f"{func} on {base}"))
         self.generic_visit(node)
 
 
-def dynamic_lookups(source: str) -> list[str]:
-    """What in ``source`` looks code up dynamically or patches shared modules, for review."""
+def dynamic_lookups(source: str) -> list[tuple[int, str]]:
+    """[(line, what)]: what in ``source`` looks code up dynamically or patches shared modules, for review."""
     from IPython.core.inputtransformer2 import TransformerManager
 
     resolver = _Resolver()
@@ -1214,5 +1214,5 @@ def dynamic_lookups(source: str) -> list[str]:
     resolver.visit(tree)
     for name, line in resolver.uses:
         if name.split(".")[0] in DYNAMIC_MODULES:
-            resolver.review.append(f"line {line}: uses {name.split('.')[0]}")
+            resolver.review.append((line, f"uses {name.split('.')[0]}"))
     return list(dict.fromkeys(resolver.review))

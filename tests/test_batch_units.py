@@ -11,18 +11,21 @@ from types import SimpleNamespace
 import pytest
 
 from autograder import release as release_module
-from autograder.grading.batch import AHEAD, check_folders, drain, finished, result_path, write_atomic
+from autograder.grading.discovery import check_folders
+from autograder.grading.files import write_atomic
+from autograder.grading.publishing import finished, result_path
+from autograder.grading.scheduling import AHEAD, drain
 from autograder.cases import Case, load_cases
 from autograder.check import report
 from autograder.cli import summary
 from autograder.course import CourseError, read_notebook
-from autograder.grading.score import Result
+from autograder.grading.verdict import Result
 
 TESTS = {"test_a": 2, "test_b": 3}
 
 
-def result(student, scores, status="graded", judged=None, **kw):
-    return Result(student, "x", status, scores, 5.0, judged=judged or {t: 1.0 for t in scores}, **kw)
+def result(student, scores, status="graded", observed=None, **kw):
+    return Result(student, "x", status, scores, 5.0, observed=observed or {t: 1.0 for t in scores}, **kw)
 
 
 def test_generic_attacks_answer_the_first_cell_defining_its_own_function(tmp_path):
@@ -51,14 +54,14 @@ def test_check_report_flags_every_kind_of_mismatch():
              Case("b--wrong--kernel_only", failing="test_b"), Case("b--right--y"), Case("a--wrong--died", failing="test_a")]
     results = {
         "solution": result("solution", {"test_a": 2.0, "test_b": 3.0}),
-        "blank": result("blank", {"test_a": 0.0, "test_b": 0.0}, judged={"test_a": 0.0, "test_b": 0.0}),
-        "a__wrong__x": result("a__wrong__x", {"test_a": 0.0, "test_b": 3.0}, judged={"test_a": 0.0, "test_b": 1.0},
+        "blank": result("blank", {"test_a": 0.0, "test_b": 0.0}, observed={"test_a": 0.0, "test_b": 0.0}),
+        "a__wrong__x": result("a__wrong__x", {"test_a": 0.0, "test_b": 3.0}, observed={"test_a": 0.0, "test_b": 1.0},
                               caught_by_visible=["test_a"]),
         # right score, but only because the kernel reported an error: a cheat would pass
         "b__wrong__kernel_only": result("b__wrong__kernel_only", {"test_a": 2.0, "test_b": 0.0}),
         "b__right__y": result("b__right__y", {"test_a": 2.0, "test_b": 2.0}),
         "a__wrong__died": result("a__wrong__died", {"test_a": 0.0, "test_b": 3.0}, status="kernel_died",
-                                 judged={"test_a": 0.0, "test_b": 1.0}),
+                                 observed={"test_a": 0.0, "test_b": 1.0}),
     }
     out = io.StringIO()
     assert report("x", cases, TESTS, results, out) == 3
@@ -197,8 +200,8 @@ def test_the_terminal_wraps_long_review_lists_instead_of_cutting_them():
 def test_csv_summary_and_terminal_read_the_final_grades_a_manual_score_included(tmp_path):
     from types import SimpleNamespace
 
-    from autograder.grading.batch import ClassSummary, write_table
-    from autograder.grading.steps import Final
+    from autograder.grading.gradebook import Final
+    from autograder.grading.publishing import ClassSummary, write_table
 
     assignment = SimpleNamespace(tests=TESTS, assignment_id="x")
     results = [result("ann", {"test_a": 2.0, "test_b": 3.0}), result("bob", {"test_a": 2.0, "test_b": 0.0}),
@@ -240,8 +243,8 @@ def test_the_fingerprint_covers_the_grader_s_own_code(tmp_path, monkeypatch):
     assert fingerprint(course, "01_nonassociativity", Limits()) == before
     copy = tmp_path / "autograder"
     shutil.copytree(Path(autograder.__file__).parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    judge = copy / "grading" / "judge.py"
-    judge.write_text(judge.read_text().replace("MAX_OBSERVATIONS = 2000", "MAX_OBSERVATIONS = 2001"))
+    observations = copy / "grading" / "observations.py"
+    observations.write_text(observations.read_text().replace("MAX_OBSERVATIONS = 2000", "MAX_OBSERVATIONS = 2001"))
     monkeypatch.setattr(autograder, "__file__", str(copy / "__init__.py"))
     assert fingerprint(course, "01_nonassociativity", Limits()) != before
     assert fingerprint(course, "01_nonassociativity", Limits(cell_timeout=61)) != before

@@ -4,6 +4,8 @@ import re
 import sys
 
 import nbformat
+from types import SimpleNamespace
+
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook, new_output
 
@@ -11,9 +13,11 @@ from autograder.grading.disclosure import WITHHELD, SecretFilter, assertion_temp
 from autograder.grading.feedback import render
 from autograder.grading.admit import tampering
 from autograder.grading.assignment import Assignment
-from autograder.grading.score import Result, score
-from autograder.grading.steps import Final
-from autograder.grading.judge import Observation
+from autograder.grading.gradebook import Final
+from autograder.grading.verdict import Result, score_tests
+from autograder.sandbox.limits import Limits
+from autograder.sandbox.usage import Usage
+from autograder.grading.observations import Observation
 from fplab.observe import MIME, encode
 
 HIDDEN = "_xs = torch.tensor([1e-45, 1e-40, 1.1754944e-38])\nassert ulp_distance(_xs, _up).tolist() == [1, 1, 1]"
@@ -54,63 +58,74 @@ def assignment():
                                               Observation("neighbours", encode([1, 1, 1]))]})
 
 
+def score(nb, ran, assignment):
+    """Every test cell's scores, judged as grading does, the cells in ``ran`` having run."""
+    run = SimpleNamespace(outcome="ok", usage=Usage(), timed_out=(), stopped_in=-1, ran=tuple(ran))
+    return score_tests(nb, run, assignment, Limits())
+
+
 def graded(assignment, *cells):
-    nb = new_notebook(cells=list(cells))
-    return score(nb, set(range(len(cells))), assignment)
+    return score(new_notebook(cells=list(cells)), range(len(cells)), assignment)
 
 
 def test_matching_observations_and_a_clean_kernel_score_full_marks(assignment):
-    scores, errors, _, judged = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1])]))
+    got = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1])]))
+    scores, errors, judged = got.points, got.errors, got.observed
     assert scores == {"test_ulp": 3.0} and errors == {} and judged == {"test_ulp": 1.0}
 
 
 def test_a_silenced_failure_scores_nothing(assignment):
     """The kernel said the cell passed (no error output), but the observations are wrong."""
-    scores, errors, _, _ = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 2, 1])]))
+    got = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 2, 1])]))
+    scores, errors = got.points, got.errors
     assert scores == {"test_ulp": 0.0} and errors["test_ulp"].startswith("neighbours:")
 
 
 def test_a_kernel_error_lowers_a_matching_cell_to_zero(assignment):
     cells = graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]), error("AssertionError", "x")])
-    scores, errors, _, judged = graded(assignment, cells)
+    got = graded(assignment, cells)
+    scores, errors, judged = got.points, got.errors, got.observed
     assert scores == {"test_ulp": 0.0} and judged == {"test_ulp": 1.0}
 
 
 def test_stderr_fails_the_cell(assignment):
     cells = graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]),
                        new_output("stream", name="stderr", text="RuntimeWarning: invalid value")])
-    scores, errors, _, _ = graded(assignment, cells)
+    got = graded(assignment, cells)
+    scores, errors = got.points, got.errors
     assert scores == {"test_ulp": 0.0} and "stderr" in errors["test_ulp"]
 
 
 def test_a_cell_that_never_ran_scores_zero(assignment):
     nb = new_notebook(cells=[graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1])])])
-    scores, errors, _, _ = score(nb, set(), assignment)
+    got = score(nb, set(), assignment)
+    scores, errors = got.points, got.errors
     assert scores == {"test_ulp": 0.0} and "did not run" in errors["test_ulp"]
 
 
 def test_malformed_observation_data_scores_zero_with_a_note(assignment):
     bad = new_output("display_data", data={MIME: {"name": 3}})
-    scores, errors, _, _ = graded(assignment, graded_cell([bad]))
+    got = graded(assignment, graded_cell([bad]))
+    scores, errors = got.points, got.errors
     assert scores == {"test_ulp": 0.0} and errors["test_ulp"].startswith("malformed observation data")
 
 
 def test_error_lines_show_visible_messages_but_never_other_text(assignment):
     visible = graded_cell([error("AssertionError", "return an int64 tensor, got tensor([0], dtype=torch.int32)")])
-    assert "return an int64 tensor, got tensor([0]" in graded(assignment, visible)[1]["test_ulp"]
+    assert "return an int64 tensor, got tensor([0]" in graded(assignment, visible).errors["test_ulp"]
     leaked = graded_cell([error("ValueError", HIDDEN[::-1])])
-    assert graded(assignment, leaked)[1]["test_ulp"].startswith("ValueError;")
+    assert graded(assignment, leaked).errors["test_ulp"].startswith("ValueError;")
     hidden_in_field = graded_cell([error("AssertionError", f"return an int64 tensor, got {HIDDEN[:60][::-1]}")])
-    assert "got" not in graded(assignment, hidden_in_field)[1]["test_ulp"]
+    assert "got" not in graded(assignment, hidden_in_field).errors["test_ulp"]
     odd_name = graded_cell([error("x = 1; print(secret)", "")])
-    assert graded(assignment, odd_name)[1]["test_ulp"].startswith("an error")
+    assert graded(assignment, odd_name).errors["test_ulp"].startswith("an error")
 
 
 def test_visible_failures_are_told_apart_for_check(assignment):
     early = graded_cell([error("AssertionError", "equal values are 0 apart")])
-    assert graded(assignment, early)[2] == ["test_ulp"]
+    assert graded(assignment, early).caught_by_visible == ["test_ulp"]
     late = graded_cell([new_output("error", ename="AssertionError", evalue="", traceback=["Cell In[9], line 7"])])
-    assert graded(assignment, late)[2] == []
+    assert graded(assignment, late).caught_by_visible == []
 
 
 @pytest.mark.parametrize("encode_leak", [
@@ -139,7 +154,8 @@ def test_feedback_shows_verdicts_own_answers_and_only_what_ran_before_the_tests(
                       new_output("stream", name="stdout", text=HIDDEN)])
     later = answer_cell([new_output("display_data", data={"image/png": "iVBORw0KGgo="})], source="def later(): pass")
     nb = new_notebook(cells=[hostile, test, later])
-    scores, errors, _, _ = score(nb, {0, 1, 2}, assignment)
+    got = score(nb, {0, 1, 2}, assignment)
+    scores, errors = got.points, got.errors
     result = Result("eve", "01_x", "graded", scores, 3.0, errors=errors)
     shown = {"0": [{"kind": "out", "text": "my own print"},
                    {"kind": "out", "text": base64.b64encode(HIDDEN.encode()).decode()}]}
@@ -177,7 +193,7 @@ def test_a_number_the_test_cell_ends_with_is_no_partial_credit(assignment):
     """A hidden region that ends with ``observe(...)`` shows the learner's value as the cell's
     result; nbgrader would read it as partial credit (and fail on one above the points)."""
     result = new_output("execute_result", data={"text/plain": "42"}, execution_count=3)
-    scores, _, _, _ = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]), result]))
+    scores = graded(assignment, graded_cell([seen("dtype", "torch.int64"), seen("neighbours", [1, 1, 1]), result])).points
     assert scores == {"test_ulp": 3.0}
 
 
@@ -185,7 +201,7 @@ def test_an_exception_class_name_of_the_learner_s_making_is_not_shown(assignment
     """A class named after what the code saw (hidden inputs, a host file) would carry it out."""
     made_up = error("H_for__n___act_in___1000__0", "boom")
     cell = graded_cell([made_up])
-    _, errors, _, _ = score(new_notebook(cells=[cell]), {0}, assignment)
+    errors = score(new_notebook(cells=[cell]), {0}, assignment).errors
     assert "H_for" not in errors["test_ulp"] and "an error" in errors["test_ulp"]
-    _, errors, _, _ = score(new_notebook(cells=[graded_cell([error("ValueError", "x")])]), {0}, assignment)
+    errors = score(new_notebook(cells=[graded_cell([error("ValueError", "x")])]), {0}, assignment).errors
     assert errors["test_ulp"].startswith("ValueError")

@@ -16,7 +16,7 @@ from conftest import ROOT, run_cli
 
 from autograder.grading.assignment import Assignment
 from autograder.grading.disclosure import SecretFilter, assertion_templates
-from autograder.grading.score import outcome_notes, score
+from autograder.grading.verdict import outcome_notes, score_tests
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.usage import Usage
 
@@ -47,18 +47,19 @@ def assignment(*cells, quiz=False):
                       rules={"test_quiz": ("quiz", None)} if quiz else {})
 
 
-def run(**fields):
-    return SimpleNamespace(**{"outcome": "ok", "usage": Usage(), "timed_out": (), "stopped_in": -1, **fields})
+def run(nb, ran=None, **fields):
+    """A SandboxRun of ``nb`` that ran the cells ``ran`` (all of them when None)."""
+    return SimpleNamespace(**{"outcome": "ok", "usage": Usage(), "timed_out": (), "stopped_in": -1,
+                              "ran": tuple(range(len(nb.cells))) if ran is None else tuple(ran), **fields})
 
 
 def scored(nb, ran=None, **fields):
-    a = assignment(*nb.cells)
-    return score(nb, set(range(len(nb.cells))) if ran is None else ran, a, run(**fields), LIMITS)
+    return score_tests(nb, run(nb, ran, **fields), assignment(*nb.cells), LIMITS)
 
 
 def test_before_the_first_hidden_test_a_visible_message_is_shown_with_its_values():
     nb = new_notebook(cells=[graded_cell("test_a", VISIBLE_A, error("f(1) should be 2, got 5"))])
-    _, errors, _, _ = scored(nb)
+    errors = scored(nb).errors
     assert errors["test_a"] == "AssertionError: f(1) should be 2, got 5"
 
 
@@ -71,7 +72,7 @@ def test_from_the_first_hidden_test_on_no_kernel_text_reaches_the_row():
         graded_cell("test_b", VISIBLE_B + HIDDEN_B, error(leak, line=4)),
         graded_cell("test_c", VISIBLE_A, error("f(1) should be 2, got secret-7", ename="ZeroDivisionError")),
     ])
-    _, errors, _, _ = scored(nb)
+    errors = scored(nb).errors
     assert errors["test_a"] == "AssertionError: f(1) should be 2, got 5"  # before: as before
     assert errors["test_b"] == "a visible check failed: g(1) should be 3, got …"
     assert errors["test_c"] == "a visible check failed: f(1) should be 2, got …"
@@ -83,7 +84,7 @@ def test_after_a_hidden_test_a_check_without_a_message_is_named_by_its_source_li
         graded_cell("test_b", VISIBLE_B + HIDDEN_B, error("anything the kernel says", line=2)),
         graded_cell("test_c", VISIBLE_B, error("g(7) was 14", line=4)),  # line 4 is no visible assert
     ])
-    _, errors, _, _ = scored(nb)
+    errors = scored(nb).errors
     assert errors["test_b"] == "a visible check failed: line 2: assert g(0) == 0"
     assert errors["test_c"] == "failed"
 
@@ -91,10 +92,10 @@ def test_after_a_hidden_test_a_check_without_a_message_is_named_by_its_source_li
 def test_a_kernel_death_names_the_cell_on_its_row_and_in_the_notes():
     nb = new_notebook(cells=[graded_cell("test_a", VISIBLE_A), graded_cell("test_b", VISIBLE_B + HIDDEN_B),
                              graded_cell("test_c", VISIBLE_A)])
-    _, errors, _, _ = scored(nb, ran={0}, outcome="kernel_died", stopped_in=1)
+    errors = scored(nb, ran={0}, outcome="kernel_died", stopped_in=1).errors
     assert errors["test_b"] == "the kernel died in this cell (a crash, or a call that ends the process)"
     assert errors["test_c"] == "did not run (the kernel stopped in test_b (cell 2) before this cell)"
-    status, notes = outcome_notes(nb, "kernel_died", LIMITS, Usage(), run(stopped_in=1))
+    status, notes = outcome_notes(nb, run(nb, outcome="kernel_died", stopped_in=1), LIMITS)
     assert status == "kernel_died" and notes == ["the kernel died in test_b (cell 2); test cells after that point score 0"]
 
 
@@ -102,9 +103,10 @@ def test_a_cell_timeout_says_so_on_its_row_and_in_the_notes():
     interrupted = [error("", ename="KeyboardInterrupt"), new_output("error", ename="CellTimeoutError", evalue="",
                                                                       traceback=[])]
     nb = new_notebook(cells=[graded_cell("test_a", VISIBLE_A), graded_cell("test_b", VISIBLE_B + HIDDEN_B, *interrupted)])
-    scores, errors, _, _ = scored(nb, timed_out=(1,))
+    got = scored(nb, timed_out=(1,))
+    scores, errors = got.points, got.errors
     assert scores["test_b"] == 0 and errors["test_b"] == "timed out after 7 s in this cell"
-    status, notes = outcome_notes(nb, "ok", LIMITS, Usage(), run(timed_out=(1,)))
+    status, notes = outcome_notes(nb, run(nb, timed_out=(1,)), LIMITS)
     assert status == "timeout"
     assert notes == ["test_b (cell 2) timed out after 7 s and was interrupted; the cells after it still ran"]
 
@@ -113,7 +115,7 @@ def test_the_quiz_row_shows_the_learners_own_answers_read_from_the_source():
     quiz = new_code_cell('# one letter each\nq1 = "b"\nq2 = \'C \'\nq3 = 2**23 - 1\nhelper = "not an answer"',
                          metadata={"nbgrader": {"grade_id": "quiz", "solution": True}})
     nb = new_notebook(cells=[quiz, graded_cell("test_quiz", "assert q1", error("", ename="ValueError"))])
-    _, errors, _, _ = scored(nb)
+    errors = scored(nb).errors
     assert errors["test_quiz"].endswith("your answers: q1 = b, q2 = C , q3 = 2**23 - 1")
 
 

@@ -169,7 +169,7 @@ def _servers_of_this_worker():
 
 
 def test_a_pool_s_workers_share_its_servers_and_their_kernels_stay_apart():
-    from autograder.grading.batch import worker_pool
+    from autograder.grading.scheduling import worker_pool
     from autograder.sandbox.run import run_in_sandbox
 
     with worker_pool(2) as pool:
@@ -188,7 +188,7 @@ def test_a_pool_s_workers_share_its_servers_and_their_kernels_stay_apart():
 
 
 def test_a_shared_server_that_died_is_replaced_by_the_worker_s_own():
-    from autograder.grading.batch import worker_pool
+    from autograder.grading.scheduling import worker_pool
     from autograder.sandbox.run import run_in_sandbox
 
     with worker_pool(1) as pool:

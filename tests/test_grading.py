@@ -15,7 +15,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
-from autograder.grading.steps import KEY_LINE
+from autograder.grading.autograded import KEY_LINE
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),
@@ -540,20 +540,20 @@ def test_a_grader_failure_on_one_student_is_that_student_s_grader_error(tmp_path
         folder = tmp_path / "submitted" / student / ASSIGNMENT
         folder.mkdir(parents=True)
         shutil.copy2(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", folder)
-    real = batch.judge
+    real = batch.conclude
 
-    def failing_for_bob(student, *args, **kwargs):
-        if student == "bob":
+    def failing_for_bob(run, assignment, limits, context, notes):
+        if context.student == "bob":
             raise RuntimeError("the judge broke")
-        return real(student, *args, **kwargs)
+        return real(run, assignment, limits, context, notes)
 
-    monkeypatch.setattr(batch, "judge", failing_for_bob)
+    monkeypatch.setattr(batch, "conclude", failing_for_bob)
     done = batch.grade_batch(Course(course), tmp_path / "submitted", ASSIGNMENT, tmp_path / "out", 1,
                              Limits(), progress=False, record_grades=False)
     statuses = {r.student: (r.status, r.notes) for r in done.results}
     assert statuses["ann"][0] == "graded"
     assert statuses["bob"] == ("grader_error", ["grader error: RuntimeError: the judge broke"])
-    monkeypatch.setattr(batch, "judge", real)
+    monkeypatch.setattr(batch, "conclude", real)
     again = batch.grade_batch(Course(course), tmp_path / "submitted", ASSIGNMENT, tmp_path / "out", 1,
                               Limits(), progress=False, record_grades=False)
     assert again.reasons == {"ann": "kept", "bob": "grader error before"}

@@ -11,7 +11,7 @@ import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
-from autograder.grading.steps import KEY_LINE
+from autograder.grading.autograded import KEY_LINE
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     shutil.which("bwrap") is None and not os.environ.get("CI"),

@@ -7,11 +7,11 @@ import torch
 
 from autograder.bench.report import synthetic_class
 from autograder.grading.items import analyse, largest_signatures, write_analysis
-from autograder.grading.score import Result
-from autograder.grading.judge import Observation
+from autograder.grading.verdict import Result
+from autograder.grading.observations import Observation
 from autograder.grading.signatures import signature, tolerance_use
 from fplab.observe import MIME
-from autograder.grading.steps import Final
+from autograder.grading.gradebook import Final
 from fplab.observe import encode
 
 

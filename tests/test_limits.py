@@ -6,14 +6,18 @@ from types import SimpleNamespace
 
 from traitlets.config import Config
 
-from autograder.cli import course_limits, limits_from, parser
+import pytest
+
+from autograder.cli import limits_from, parser
+from autograder.course import CourseConfig, CourseError
 from autograder.grading.pipeline import SandboxedExecute
 from autograder.sandbox.limits import Limits, SandboxLimits
 
 
 def course_with(tmp_path, lines):
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n" + "".join(f"{line}\n" for line in lines))
-    return SimpleNamespace(root=tmp_path)
+    return SimpleNamespace(root=tmp_path, config=CourseConfig.load(tmp_path))
 
 
 def test_the_defaults_are_the_dataclass_s():
@@ -22,7 +26,7 @@ def test_the_defaults_are_the_dataclass_s():
 
 def test_the_course_config_sets_the_limits_every_path_reads(tmp_path):
     course = course_with(tmp_path, ["c.SandboxLimits.memory_mb = 8192", "c.SandboxLimits.cell_timeout = 7"])
-    limits = course_limits(course)
+    limits = course.config.limits
     assert (limits.memory_mb, limits.cell_timeout, limits.disk_mb) == (8192, 7, Limits().disk_mb)
     config = Config({"SandboxLimits": {"memory_mb": 8192, "output_mb": 0.5}})  # as nbgrader hands it over
     assert SandboxLimits(parent=SandboxedExecute(config=config)).limits() == \
@@ -34,6 +38,18 @@ def test_grade_s_flags_override_the_course_config(tmp_path):
     args = parser().parse_args(["grade", "x", "--assignment", "a", "--out", "o", "--memory-mb", "1000"])
     limits = limits_from(args, course)
     assert (limits.memory_mb, limits.cpus) == (1000, 2.0)
+
+
+def test_a_limit_out_of_its_range_is_refused_on_every_path(tmp_path):
+    """One check, in Limits: the course config (nbgrader autograde's path too) and grade's flags."""
+    with pytest.raises(CourseError, match=r"--cpus 0\.0: give a number between 0\.01 and 1024"):
+        course_with(tmp_path / "a", ["c.SandboxLimits.cpus = 0.0"])
+    with pytest.raises(ValueError, match="--cpus"):
+        SandboxLimits(parent=SandboxedExecute(config=Config({"SandboxLimits": {"cpus": 0.0}}))).limits()
+    course = course_with(tmp_path / "b", [])
+    args = parser().parse_args(["grade", "x", "--assignment", "a", "--out", "o", "--max-procs", "0"])
+    with pytest.raises(CourseError, match="--max-procs 0: give a number of at least 1"):
+        limits_from(args, course)
 
 
 def test_validate_gives_a_cell_as_long_as_grading_does():

@@ -7,7 +7,7 @@ from nbclient import NotebookClient
 
 from conftest import ASSIGNMENTS, ROOT
 from autograder.course import Course
-from autograder.grading.assignment import solved_notebook
+from autograder.grading.reference import solved_notebook
 
 pytestmark = pytest.mark.slow  # starts kernels
 

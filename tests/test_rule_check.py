@@ -8,7 +8,7 @@ import pytest
 from autograder.cases import build_submission, load_cases
 from autograder.course import Course, answer_cells, read_notebook
 from autograder.grading.assignment import load_assignment
-from autograder.grading.score import method_problems
+from autograder.grading.verdict import method_problems
 from fplab import rule_check
 from fplab.rules import digest
 

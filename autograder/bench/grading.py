@@ -9,7 +9,7 @@ import nbformat
 
 from autograder.grading.assignment import fingerprint
 from autograder.grading.batch import grade_batch, prepare_assignment
-from autograder.grading.steps import ensure_reference, reference_run
+from autograder.grading.reference import ensure_reference, reference_run
 from autograder.cases import load_cases
 from autograder.check import write_submissions
 from autograder.course import answer_cells, nbgrader

@@ -13,8 +13,13 @@ from autograder.check import write_submissions
 from autograder.course import answer_cells
 from autograder.grading.admit import admit
 from autograder.grading.assignment import fingerprint
-from autograder.grading.batch import find_submissions, prepare_assignment
-from autograder.grading.steps import Final, ensure_reference, judge, render
+from autograder.grading import feedback
+from autograder.grading.autograded import flagged
+from autograder.grading.batch import prepare_assignment
+from autograder.grading.discovery import find_submissions
+from autograder.grading.gradebook import Final
+from autograder.grading.reference import ensure_reference
+from autograder.grading.verdict import Context, conclude
 from autograder.sandbox.report import handoff
 from autograder.sandbox.run import run_in_sandbox
 from autograder.sandbox.limits import Limits
@@ -23,7 +28,7 @@ STEPS = ("admit (read, sanitize, restore locked cells)",
          "sandbox up: cgroup, bwrap, executor and kernel forked, kernel ready",
          "the notebook's cells",
          "sandbox down: kernel stopped, cgroup and folders removed",
-         "judge (observations against the reference)",
+         "verdict (observations against the reference) and the autograded notebook",
          "feedback page")
 
 
@@ -45,9 +50,10 @@ def grade_once(course, submission, assignment, limits, stamp) -> list:
     marks.append(time.time())
     run = run_in_sandbox(handoff(admitted.nb), limits)
     done = time.time()
-    result, nb = judge(submission.student, run, admitted.notes, assignment, limits, stamp=stamp)
+    result, nb = conclude(run, assignment, limits, Context(submission.student, stamp=stamp), admitted.notes)
+    flagged(nb, result, assignment, run.shown)
     judged = time.time()
-    render(result, Final.of(result), nb, assignment, run.shown)
+    feedback.render(result, Final.of(result), nb, assignment, run.shown)
     rendered = time.time()
     marks += [*_cells_span(run.executed), done, judged, rendered]  # the span read after the timed steps
     return [b - a for a, b in zip(marks, marks[1:])]

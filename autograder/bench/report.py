@@ -5,8 +5,8 @@ import time
 from types import SimpleNamespace
 
 from autograder.grading.items import write_analysis
-from autograder.grading.score import Result
-from autograder.grading.steps import Final
+from autograder.grading.gradebook import Final
+from autograder.grading.verdict import Result
 
 SIGNATURES = ("inf where the reference is finite", "NaN where the reference is finite", "within 64 ulps",
               "dtype torch.float64 where torch.float32 was expected", "method rule breach", "wrong shape")

@@ -3,19 +3,17 @@ import copy
 import logging
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 
 import nbformat
 from nbgrader import utils
 from nbgrader.api import MissingEntry
 from nbgrader.converters import Autograde
-from traitlets.config.loader import PyFileConfigLoader
 from traitlets.utils.importstring import import_item
 
 from autograder.grading.gradebook import quiet_gradebook
 from autograder.exchange.records import ExchangeNotes
-from autograder.grading.steps import ASSIGNMENT, EXCHANGE, KEY
+from autograder.grading.autograded import KEY
 from autograder.source_text import MARKER, json_strings, quoted
 from autograder.statuses import Status
 
@@ -34,6 +32,8 @@ MAX_NOTEBOOK_MB = 32
 MAX_CELLS = 2000
 MAX_CELL_KB = 100
 MAX_CODE_KB = 250
+ASSIGNMENT = "finite_assignment"  # resources key: the batch hands its own Assignment to the sanitizers
+EXCHANGE = "finite_exchange"  # resources key: and what collect said of the submission (records.ExchangeNotes)
 
 
 def restore_roles(nb, assignment) -> list:
@@ -109,17 +109,11 @@ def _unchanged(cell, assignment) -> bool:
         utils.compute_checksum(cell) == utils.compute_checksum(original)
 
 
-@lru_cache(maxsize=None)
-def course_config(root: str):
-    """The course's nbgrader configuration (``nbgrader_config.py``), read once per process."""
-    return PyFileConfigLoader("nbgrader_config.py", path=root).load_config()
-
-
 def sanitize(course, nb, assignment, student: str, exchange: ExchangeNotes = ExchangeNotes()):
     """The course's configured ``Autograde.sanitize_preprocessors`` (``nbgrader_config.py``), as
     ``nbgrader autograde`` runs them: what collect said (``exchange``) and tampering noted, locked
     cells restored from the gradebook ``assignment.db_url``. Returns (notebook, notes)."""
-    config = course_config(str(course.root))
+    config = course.config.nbgrader
     resources = {"nbgrader": {"notebook": assignment.assignment_id, "assignment": assignment.assignment_id,
                               "student": student, "db_url": assignment.db_url}, ASSIGNMENT: assignment,
                  EXCHANGE: exchange}

@@ -1,17 +1,14 @@
-"""What the trusted side knows about an assignment, and its reference observations.
+"""What the trusted side knows about an assignment, and the fingerprint a grade depends on.
 
 Everything here comes from the course's own files (the source notebook, the release nbgrader
-generated, the header): nothing from a submission. The reference observations are what the
-hidden tests observed on the instructor's solutions, run once in the same sandbox as students;
-they live in a git-ignored cache in the course (``.finite/reference/``), never released and never
-bound into a sandbox.
+generated, the header): nothing from a submission. Its reference observations are filled by
+:mod:`autograder.grading.reference`.
 """
 import builtins
 import hashlib
-import json
 import re
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -21,12 +18,8 @@ from nbgrader import __version__ as nbgrader_version
 import autograder
 from autograder.course import CourseError, answer_cells, graded_tests, hidden_regions, read_notebook
 from autograder.grading.disclosure import SecretFilter, assertion_templates
-from autograder.grading.judge import MalformedObservation, Observation, observations
 from autograder.sandbox.bubblewrap import fplab_dir
 from autograder.source_text import checked_lines
-
-CACHE = ".finite"  # course-level, git-ignored
-
 
 @dataclass
 class Assignment:
@@ -63,13 +56,13 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
     (``release_nb``, else the course's ``release/ID/ID.ipynb``)."""
     source_nb = course.source_notebook(assignment_id)
     if release_nb is None:
-        release_nb = read_notebook(course.release / assignment_id / f"{assignment_id}.ipynb")
+        release_nb = read_notebook(course.release_path(assignment_id))
     tests = graded_tests(source_nb)
     if not tests:
         raise CourseError(f"{assignment_id}: the source notebook has no graded test cells")
     locked = {c.metadata["nbgrader"]["grade_id"]: c for c in release_nb.cells
               if c.metadata.get("nbgrader", {}).get("locked")}
-    header_nb = read_notebook(course.source / "header.ipynb")
+    header_nb = read_notebook(course.header_path)
     secrets = [region for cell in source_nb.cells for region in hidden_regions(cell.source)]
     public = [cell.source for nb in (release_nb, header_nb) for cell in nb.cells]
     rules = {}
@@ -94,17 +87,6 @@ def load_assignment(course, assignment_id: str, release_nb=None, db_url: str = "
     )
 
 
-def solved_notebook(course, assignment_id: str):
-    """The notebook the reference run executes: the header, then the source notebook as the
-    instructor wrote it (solutions and hidden tests), outputs cleared."""
-    nb = course.source_notebook(assignment_id)
-    nb.cells = read_notebook(course.source / "header.ipynb").cells + nb.cells
-    for cell in nb.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
-    return nb
-
-
 def fingerprint(course, assignment_id: str, limits) -> str:
     """A hash of everything a grade depends on besides the submission: the source and release
     notebooks and the header, the course config, the learner-side package the kernel imports, the
@@ -112,64 +94,10 @@ def fingerprint(course, assignment_id: str, limits) -> str:
     digest = hashlib.sha256()
     code = [path for package in (fplab_dir(), Path(autograder.__file__).parent)
             for path in sorted(package.rglob("*")) if path.suffix in (".py", ".j2")]
-    files = [course.source_path(assignment_id), course.release / assignment_id / f"{assignment_id}.ipynb",
-             course.source / "header.ipynb", course.root / "nbgrader_config.py", *code]
+    files = [course.source_path(assignment_id), course.release_path(assignment_id),
+             course.header_path, course.root / "nbgrader_config.py", *code]
     for path in files:
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes())
     digest.update(repr((limits, torch.__version__, nbgrader_version, sys.version)).encode())
     return digest.hexdigest()
-
-
-def reference_path(course, assignment_id: str, stamp: str) -> Path:
-    return course.root / CACHE / "reference" / f"{assignment_id}-{stamp[:16]}.json"
-
-
-def generated_path(course, assignment_id: str, stamp: str) -> Path:
-    """Where the course keeps nbgrader's generation of the assignment for ``stamp``."""
-    return course.root / CACHE / "generated" / f"{assignment_id}-{stamp[:16]}"
-
-
-def stored_reference(path: Path) -> dict | None:
-    """The cached reference observations at ``path``, or None."""
-    try:
-        data = json.loads(path.read_text())
-        return {k: [Observation(**o) for o in v] for k, v in data.items()}
-    except (OSError, ValueError, TypeError):
-        return None
-
-
-def reference_observations(assignment, run) -> dict:
-    """{test grade_id: [Observation]} from the solved notebook's :class:`SandboxRun`. Raises
-    CourseError naming the cell when a test fails on the solutions or observes nothing."""
-    from autograder.grading.score import kernel_passed
-
-    nb = run.notebook()
-    found = {}
-    for index, cell in enumerate(nb.cells):
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id not in assignment.tests:
-            continue
-        where = f"{assignment.assignment_id}: {grade_id} on the solutions (the reference run)"
-        if index not in run.ran:
-            raise CourseError(f"{where} did not run ({run.outcome})")
-        if not kernel_passed(cell):
-            error = next((f"{o.ename}: {o.evalue}" for o in cell.outputs if o.output_type == "error"),
-                         "it wrote to stderr")
-            raise CourseError(f"{where} failed: {error.strip().splitlines()[-1][:300]}")
-        try:
-            found[grade_id] = observations(cell)
-        except MalformedObservation as error:
-            raise CourseError(f"{where}: {error}") from None
-        if not found[grade_id]:
-            raise CourseError(f"{where} observes nothing: hidden tests must call fplab.observe")
-    missing = [g for g in assignment.tests if g not in found]
-    if missing:
-        raise CourseError(f"{assignment.assignment_id}: {missing[0]} is not in the solved notebook")
-    return found
-
-
-def save_reference(path: Path, reference: dict) -> None:
-    from autograder.grading.files import write_atomic
-
-    write_atomic(path, json.dumps({k: [asdict(o) for o in v] for k, v in reference.items()}))

@@ -13,6 +13,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from autograder.grading.disclosure import hide_grader_paths
 from fplab.rules import defining_source
+from autograder.grading.autograded import NOT_RUN
 from autograder.statuses import STATUS_TEXT
 
 TEMPLATES = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
@@ -21,10 +22,12 @@ MAX_OUTPUTS = 20  # outputs shown per answer cell
 
 
 def render(result, final, nb, assignment, shown: dict) -> str:
-    """The feedback page for one student. ``final``: the grades nbgrader holds (``steps.Final``: a
-    manual score overrides the judged one; the instructor's comments); ``nb``: the executed notebook
-    (for the answer cells' source), or None; ``shown``: {cell index (as str or int): [{"kind",
-    "text"}]} from the sandbox."""
+    """The feedback page for one student. ``final``: the grades nbgrader holds (``gradebook.Final``:
+    a manual score overrides the judged one; the instructor's comments); ``nb``: the executed notebook
+    (for the answer cells' source), or None (and for a notebook that never ran: a refused or review
+    status); ``shown``: {cell index (as str or int): [{"kind", "text"}]} from the sandbox."""
+    if result.status in NOT_RUN:
+        nb = None
     rows = []
     for name, points in assignment.tests.items():
         got = final.scores.get(name, 0.0)

@@ -1,16 +1,39 @@
 """nbgrader integration: record autograded scores in the course's gradebook (so the formgrader,
-manual grading and ``nbgrader export`` see them) and stage feedback pages where nbgrader's
-``release_feedback`` finds them. Only the trusted process writes, one student at a time."""
+manual grading and ``nbgrader export`` see them), read back the :class:`Final` grades, and stage
+feedback pages where nbgrader's ``release_feedback`` finds them. Only the trusted process writes,
+one student at a time (:func:`gradebook_lock`)."""
+import fcntl
 import shutil
 import warnings
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 from nbgrader.utils import parse_utc
 from sqlalchemy.exc import SAWarning, SQLAlchemyError
 
-from autograder.course import CourseError
+from autograder.course import CourseError, answer_of
+from autograder.statuses import Status
+
+
+@dataclass(frozen=True)
+class Final:
+    """What a student finally gets, nbgrader's rule: a manual score overrides the automatic one."""
+
+    scores: dict  # test grade_id -> points
+    max_score: float
+    comments: dict = field(default_factory=dict)  # test grade_id -> the instructor's comment on its answer
+    manual: frozenset = frozenset()  # tests whose score was set by hand
+
+    @property
+    def score(self) -> float:
+        return sum(self.scores.values())
+
+    @classmethod
+    def of(cls, result) -> "Final":
+        """The judged scores alone (no gradebook: nothing was graded by hand)."""
+        return cls(dict(result.scores), result.max_score)
 
 
 @contextmanager
@@ -27,7 +50,31 @@ def quiet_gradebook(db_url: str, course_id: str | None = None):
 
 def course_gradebook(course):
     """The course's gradebook (``gradebook.db`` at the course root)."""
-    return quiet_gradebook(f"sqlite:///{course.root / 'gradebook.db'}", course.course_id)
+    return quiet_gradebook(course.gradebook_url, course.course_id)
+
+
+@contextmanager
+def gradebook_lock(course):
+    """Held while this process writes the course gradebook, so `grade` and a Formgrader
+    autograde of the same course take turns."""
+    path = course.cache / "gradebook.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def record(gradebook, result, notebook: str, flags: dict) -> Final:
+    """Write the judged scores (``auto_score`` only) and the flags ({test: why}) to nbgrader's
+    gradebook, then read back the final grades (the caller holds :func:`gradebook_lock`). A folder
+    name that is no valid student id is not recorded."""
+    if gradebook is None or result.status == Status.INVALID_ID:
+        return Final.of(result)
+    record_scores(gradebook, result, notebook, flags)
+    return final(gradebook, result, notebook)
 
 
 def register_assignment(gradebook, generated, assignment_id: str) -> None:
@@ -90,20 +137,21 @@ def record_scores(gradebook, result, notebook: str, flags: dict) -> None:
         raise
 
 
-def final_grades(gradebook, result, notebook: str, answer_of) -> dict | None:
-    """The final grades nbgrader holds for ``result``'s student, or None when it holds none:
-    ``scores`` (the gradebook's own ``score``: a manual score overrides the automatic one),
-    ``comments`` (the instructor's comment on each test's answer cell, ``answer_of(test)``) and
-    ``manual`` (the tests scored by hand)."""
+def final(gradebook, result, notebook: str) -> Final:
+    """The grades nbgrader holds for ``result``'s student now: the gradebook's own ``score`` (a
+    manual score overrides the automatic one), the instructor's comment on each test's answer cell,
+    the tests scored by hand; the judged scores alone when it holds none (or there is no gradebook)."""
     scores, comments, manual = {}, {}, set()
     try:
-        for test in result.scores:
+        for test in result.scores if gradebook is not None else ():
             grade = gradebook.find_grade(test, notebook, result.assignment, result.student)
             scores[test] = float(grade.score)
             if grade.manual_score is not None:
                 manual.add(test)
     except MissingEntry:
-        return None
+        return Final.of(result)
+    if not scores:
+        return Final.of(result)
     for test in scores:
         try:
             text = gradebook.find_comment(answer_of(test), notebook, result.assignment, result.student).manual_comment
@@ -111,7 +159,7 @@ def final_grades(gradebook, result, notebook: str, answer_of) -> dict | None:
             continue
         if text and text.strip():
             comments[test] = text.strip()
-    return {"scores": scores, "comments": comments, "manual": frozenset(manual)}
+    return Final(scores, result.max_score, comments, frozenset(manual))
 
 
 def submission_timestamp(path) -> str:

@@ -20,16 +20,18 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 from traitlets import Bool, default
 
-from autograder.course import Course
+from autograder.course import Course, check_caps
 from autograder.exchange.records import exchange_notes
-from autograder.grading.admit import holds_source_text, over_size, restore_roles, restore_unchanged, tampering
-from autograder.grading.assignment import fingerprint, load_assignment
-from autograder.grading.files import sha256
-from autograder.grading.gradebook import quiet_gradebook, submission_timestamp
-from autograder.grading.steps import (
-    ASSIGNMENT, EXCHANGE, KEY, check_caps, ended_early, ensure_reference, final, gradebook_lock, judge, not_run, record, render,
-    review_flags, stored_record,
+from autograder.grading import feedback
+from autograder.grading.admit import (
+    ASSIGNMENT, EXCHANGE, holds_source_text, over_size, restore_roles, restore_unchanged, tampering,
 )
+from autograder.grading.assignment import fingerprint, load_assignment
+from autograder.grading.autograded import KEY, flagged, not_run, review_flags, stored_record
+from autograder.grading.files import sha256
+from autograder.grading.gradebook import final, gradebook_lock, quiet_gradebook, record, submission_timestamp
+from autograder.grading.reference import ensure_reference
+from autograder.grading.verdict import Context, ReviewNote, conclude, ended_early
 from autograder.sandbox.limits import Limits, SandboxLimits
 from autograder.sandbox.run import run_in_sandbox
 from autograder.statuses import Status
@@ -106,12 +108,14 @@ class JudgeGrades(NbGraderPreprocessor):
         run, notes, limits, review, stopped = resources.pop(KEY)
         assignment, stamp = _prepared(str(course.root), info["assignment"], limits)
         submission = submitted_notebook(self.config, info)
-        when = dict(digest=sha256(submission), stamp=stamp, submitted_at=submission_timestamp(submission))
+        context = Context(info["student"], sha256(submission), stamp, submission_timestamp(submission),
+                          ReviewNote.about_submission(review))
         if run is None:  # too large, or it holds the source's own text: a person looks at it
-            result = ended_early(info["student"], assignment, Status(stopped), notes, review=review, **when)
+            result = ended_early(context, assignment, Status(stopped), notes)
             nb = not_run(result, nb, assignment)
         else:
-            result, nb = judge(info["student"], run, notes, assignment, limits, review=review, **when)
+            result, nb = conclude(run, assignment, limits, context, notes)
+            nb = flagged(nb, result, assignment, run.shown)
         flags = review_flags(result, assignment)
         with gradebook_lock(course), quiet_gradebook(info["db_url"]) as gradebook:
             grades = record(gradebook, result, info["notebook"], flags)
@@ -150,7 +154,6 @@ class FeedbackExporter(Exporter):
         course, info = _course(self), (resources or {}).get("nbgrader", {})
         result, shown = stored_record(nb)
         assignment = _assignment(str(course.root), result.assignment)
-        db_url = info.get("db_url") or f"sqlite:///{course.root / 'gradebook.db'}"
-        with quiet_gradebook(db_url) as gradebook:
+        with quiet_gradebook(info.get("db_url") or course.gradebook_url) as gradebook:
             grades = final(gradebook, result, info.get("notebook") or result.assignment)
-        return render(result, grades, nb, assignment, shown), resources
+        return feedback.render(result, grades, nb, assignment, shown), resources

@@ -11,7 +11,7 @@ import math
 
 import torch
 
-from autograder.grading.judge import MalformedObservation, compare, decode_array, observations
+from autograder.grading.observations import MalformedObservation, compare, decode_array, read_observations
 from fplab.rules import RULE_PREFIX
 
 KINDS = {"tensor", "ndarray", "npscalar", "float", "int", "bool", "str", "list", "tuple", "dict", "none", "raised"}
@@ -103,7 +103,7 @@ def _spacing(r: torch.Tensor) -> torch.Tensor:
 def cell_signatures(reference: list, cell) -> list:
     """[(reference observation name, signature)] for a test cell's observations that differ."""
     try:
-        got = observations(cell, len(reference))
+        got = read_observations(cell, len(reference))
     except MalformedObservation:
         return [("", "malformed observations")]
     if len(got) > len(reference):
@@ -126,7 +126,7 @@ def tolerance_use(reference: list, cell) -> float | None:
     (1 is the edge; above it the judge refuses). None when the cell has no such observation or its
     observations are malformed. For the self-check's tolerance audit; never shown to a student."""
     try:
-        got = observations(cell, len(reference))
+        got = read_observations(cell, len(reference))
     except MalformedObservation:
         return None
     uses = [_use(ref.value, mine.value, ref.rtol, ref.atol)

@@ -45,7 +45,7 @@ ETC_ENTRIES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "nsswitch.conf", "ho
                "os-release", "debian_version", "alternatives", "fonts", "locale.alias", "python3",
                f"python{sys.version_info.major}.{sys.version_info.minor}", "matplotlibrc")
 FPLAB_PARENT = "/opt/finite"  # where the grader's own fplab is bound inside, first on PYTHONPATH
-MAX_MESSAGE = 64 * MB  # the largest message frame the grader accepts from a kernel (see execute.py's caps)
+MAX_MESSAGE = 64 * MB  # the largest message frame the grader accepts from a kernel (see outputs.py's caps)
 
 
 def _world_readable(path: Path, follow=True) -> bool:

@@ -16,7 +16,7 @@ to the kernel, :mod:`autograder.sandbox.executor`) runs in its own cgroup:
   used and how often it was throttled are recorded (v2 ``cpu.stat``; v1 ``cpuacct.usage`` where
   that hierarchy exists, ``cpu.stat``).
 * user: where the grader is root, the kernel runs as a uid of its own with no capabilities
-  (:class:`autograder.sandbox.bubblewrap.Identity`); the cgroups are set up as root before.
+  (:class:`autograder.sandbox.identity.Identity`); the cgroups are set up as root before.
 * disk: the sandbox's only writable storage is a tmpfs of ``Limits.disk_mb`` on ``/tmp`` (the
   working folder is ``/tmp/work``, so scratch and ``/tmp`` share one cap), plus a tmpfs of the
   same size on ``/dev/shm`` (POSIX shared memory); ``RLIMIT_FSIZE`` is a backstop per file.
@@ -26,7 +26,8 @@ to the kernel, :mod:`autograder.sandbox.executor`) runs in its own cgroup:
 
 Mechanisms, best first: cgroup v2 where this process's cgroup is delegated to us (as under
 ``systemd-run --scope -p Delegate=yes``), cgroup v1 ``memory``/``pids`` hierarchies where we may
-create cgroups (root), else none. :func:`missing_caps` lists what this machine cannot enforce.
+create cgroups (root), else none. :func:`autograder.sandbox.probe.missing_caps` lists what this
+machine cannot enforce.
 """
 import os
 import secrets

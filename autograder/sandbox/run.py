@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 from nbformat import NotebookNode
 
-from autograder.sandbox import SandboxError, forkserver
+from autograder.sandbox import ExecutorFailed, SandboxError, forkserver
 from autograder.sandbox.enclosure import Enclosure
 from autograder.sandbox.limits import MB
 from autograder.sandbox.outputs import OBSERVATION_FACTOR, SHOWN_TOTAL
@@ -124,10 +124,10 @@ def _ended(executor):
 
 
 def check_stopped(report: ExecutorReport, usage, limits):
-    """SandboxError when the executor ended without a report and no cap explains it (its own
+    """ExecutorFailed when the executor ended without a report and no cap explains it (its own
     failure, not the student's)."""
     if not report.reported and report.outcome != "timeout" and limit_outcome(usage, limits) is None:
-        raise SandboxError(f"the executor ended without a result (exit {report.returncode}): {report.why}")
+        raise ExecutorFailed(report.returncode, report.why)
 
 
 def _tail(path) -> str:

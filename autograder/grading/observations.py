@@ -1,9 +1,9 @@
-"""The judge: compare a student's observations with the reference run's, outside the kernel.
+"""Observations: read a test cell's, and compare a student's with the reference run's, outside the kernel.
 
 A test cell's observations are the display-data outputs of MIME type ``fplab.observe.MIME``
 it produced (see ``fplab/observe.py``). Names, order, tolerances and groups come from the
-reference run only; from the student's run the judge takes only the values. Problems are said
-in the judge's own words: which check differed, and the reference's kind, dtype or shape. Never
+reference run only; from the student's run only the values are taken. Problems are said
+in the grader's own words: which check differed, and the reference's kind, dtype or shape. Never
 the expected value (it would reveal a hidden check's answer), nor a string, a number or a kind the
 learner's code chose (that code ran while hidden tests were in the kernel: a count, an index or a
 name would carry them to the page, a few bytes at a time).
@@ -34,16 +34,16 @@ class Observation:
 
 
 @dataclass
-class Verdict:
+class Comparison:
     """How much of a test cell's points the observations earn, and what differed."""
 
     fraction: float
     problems: list = field(default_factory=list)
 
 
-def observations(cell, expected: int | None = None) -> list:
+def read_observations(cell, expected: int | None = None) -> list:
     """The observations a cell's outputs hold, in order; MalformedObservation if any is broken.
-    ``expected``: how many the reference made; parsing stops one past it (:func:`judge_cell` scores
+    ``expected``: how many the reference made; parsing stops one past it (:func:`compare_observations` scores
     that 0 whatever the rest holds), so a flood costs the trusted side nothing more."""
     found = []
     for output in cell.get("outputs", []):
@@ -77,10 +77,10 @@ def _observation(record) -> Observation:
     return Observation(record["name"], record["value"], float(rtol), float(atol), group)
 
 
-def judge_cell(reference: list, got: list) -> Verdict:
+def compare_observations(reference: list, got: list) -> Comparison:
     """Score one test cell's observations against the reference's."""
     if len(got) > len(reference):
-        return Verdict(0.0, ["more observations than the test makes (made by code outside the test?)"])
+        return Comparison(0.0, ["more observations than the test makes (made by code outside the test?)"])
     groups = {ref.group for ref in reference}
     raised = {ref.value["v"][0] for ref in reference if ref.value.get("t") == "raised" and ref.value.get("v")}
     failed, problems = set(), []
@@ -90,12 +90,12 @@ def judge_cell(reference: list, got: list) -> Verdict:
             failed.update(r.group for r in reference[index:])
             break
         if got[index].name != ref.name:
-            return Verdict(0.0, [f"{ref.name}: observations out of order (another observation came here)"])
+            return Comparison(0.0, [f"{ref.name}: observations out of order (another observation came here)"])
         why = compare(ref.value, got[index].value, ref.rtol, ref.atol, raised)
         if why:
             problems.append(f"{ref.name}: {why}")
             failed.add(ref.group)
-    return Verdict((len(groups) - len(failed)) / len(groups) if groups else 0.0, problems)
+    return Comparison((len(groups) - len(failed)) / len(groups) if groups else 0.0, problems)
 
 
 def compare(ref: dict, got: dict, rtol: float, atol: float, raised=frozenset()) -> str | None:

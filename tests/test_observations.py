@@ -1,4 +1,4 @@
-"""The judge and what feeds it, with no kernel and no sandbox: encoding, tolerances, order, forgery."""
+"""Observations and their comparison, with no kernel and no sandbox: encoding, tolerances, order, forgery."""
 import math
 
 import nbformat
@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from autograder.grading.judge import MalformedObservation, Observation, compare, judge_cell, observations
+from autograder.grading.observations import (MalformedObservation, Observation, compare, compare_observations,
+                                             read_observations)
 from fplab.observe import MIME, encode
 
 
@@ -122,7 +123,7 @@ def test_messages_never_echo_what_the_learner_s_code_produced():
                     {"t": "raised", "v": ["builtins.ValueError", "builtins.Exception"]}):
             why = compare(ref, got, 0, 0) or ""
             assert carried not in why and "104" not in why, (ref, got, why)
-    verdict = judge_cell([Observation("a", encode(1))], [Observation(carried, encode(1))])
+    verdict = compare_observations([Observation("a", encode(1))], [Observation(carried, encode(1))])
     assert carried not in " ".join(verdict.problems)
 
 
@@ -140,12 +141,12 @@ def test_no_number_or_kind_the_learner_s_code_chose_reaches_a_message():
     assert items[0] == items[1] == "an item: your value is not the expected one"
     kinds = {compare(encode(torch.ones(2)), encode(got), 0, 0) for got in ("a", 1, [1], None, 2.5)}
     assert len(kinds) == 1, kinds
-    floods = {tuple(judge_cell([obs("a", 1)], [obs("a", 1)] * n).problems) for n in (2, 105)}
+    floods = {tuple(compare_observations([obs("a", 1)], [obs("a", 1)] * n).problems) for n in (2, 105)}
     assert len(floods) == 1, floods
     bad_tolerance = {"output_type": "display_data", "metadata": {},
                      "data": {MIME: {"name": "ijeefo!uftut", "value": encode(1), "rtol": -1}}}
     with pytest.raises(MalformedObservation) as malformed:
-        observations({"outputs": [bad_tolerance]})
+        read_observations({"outputs": [bad_tolerance]})
     assert "ijeefo" not in str(malformed.value)
 
 
@@ -160,26 +161,26 @@ def test_malformed_student_values_are_a_mismatch_not_a_crash():
 
 def test_cells_need_the_same_names_in_the_same_order():
     ref = [obs("a", 1), obs("b", 2)]
-    assert judge_cell(ref, [obs("a", 1), obs("b", 2)]).fraction == 1.0
-    assert judge_cell(ref, [obs("b", 2), obs("a", 1)]).fraction == 0.0  # reordered
-    missing = judge_cell(ref, [obs("a", 1)])
+    assert compare_observations(ref, [obs("a", 1), obs("b", 2)]).fraction == 1.0
+    assert compare_observations(ref, [obs("b", 2), obs("a", 1)]).fraction == 0.0  # reordered
+    missing = compare_observations(ref, [obs("a", 1)])
     assert missing.fraction == 0.0 and "b: not reached" in missing.problems[0]
-    extra = judge_cell(ref, [obs("a", 1), obs("b", 2), obs("b", 2)])
+    extra = compare_observations(ref, [obs("a", 1), obs("b", 2), obs("b", 2)])
     assert extra.fraction == 0.0 and "more observations" in extra.problems[0]
-    assert judge_cell(ref, []).fraction == 0.0
-    assert judge_cell(ref, [obs("a", 1), obs("b", 3)]).fraction == 0.0
+    assert compare_observations(ref, []).fraction == 0.0
+    assert compare_observations(ref, [obs("a", 1), obs("b", 3)]).fraction == 0.0
 
 
 def test_tolerances_come_from_the_reference_only():
     ref = [obs("x", 1.0, rtol=0.0)]
-    assert judge_cell(ref, [obs("x", 1.0 + 1e-9, rtol=1.0)]).fraction == 0.0
+    assert compare_observations(ref, [obs("x", 1.0 + 1e-9, rtol=1.0)]).fraction == 0.0
 
 
 def test_groups_earn_their_share():
     ref = [obs("q1", "a", group="q1"), obs("q2", "b", group="q2"), obs("q3", "c", group="q3"),
            obs("q4", 3, group="q4")]
     got = [obs("q1", "a"), obs("q2", "x"), obs("q3", "c"), obs("q4", 3)]
-    verdict = judge_cell(ref, got)
+    verdict = compare_observations(ref, got)
     assert verdict.fraction == 0.75 and len(verdict.problems) == 1 and verdict.problems[0].startswith("q2")
 
 
@@ -192,7 +193,7 @@ def cell_with(*records):
 def test_observations_are_read_from_display_data_in_order():
     cell = cell_with({"name": "a", "value": encode(1)}, {"name": "b", "value": encode(2.0), "rtol": 0.5})
     cell.outputs.insert(1, nbformat.v4.new_output("stream", name="stdout", text="noise"))
-    found = observations(cell)
+    found = read_observations(cell)
     assert [o.name for o in found] == ["a", "b"] and found[1].rtol == 0.5
 
 
@@ -202,13 +203,13 @@ def test_observations_are_read_from_display_data_in_order():
 ])
 def test_malformed_observation_data_is_refused(record):
     with pytest.raises(MalformedObservation):
-        observations(cell_with(record))
+        read_observations(cell_with(record))
 
 
 def test_a_forged_observation_with_a_wrong_value_fails_the_cell():
     ref = [obs("double(21)", 42)]
     forged = cell_with({"name": "double(21)", "value": encode(41)}, {"name": "double(21)", "value": encode(42)})
-    assert judge_cell(ref, observations(forged)).fraction == 0.0
+    assert compare_observations(ref, read_observations(forged)).fraction == 0.0
 
 
 def test_one_class_that_is_two_expected_classes_matches_neither():
@@ -217,9 +218,9 @@ def test_one_class_that_is_two_expected_classes_matches_neither():
     damaged = Observation("damaged file", mro("__main__.CheckpointError", "Exception", "BaseException", "object"))
     both = mro("__main__.Sneaky", "__main__.CheckpointError", "FileNotFoundError", "OSError", "Exception",
                "BaseException", "object")
-    verdict = judge_cell([missing, damaged], [Observation("missing file", both), Observation("damaged file", both)])
+    verdict = compare_observations([missing, damaged], [Observation("missing file", both), Observation("damaged file", both)])
     assert verdict.fraction == 0.0 and all("at once" in p for p in verdict.problems)
-    honest = judge_cell([missing, damaged], [Observation("missing file", missing.value),
+    honest = compare_observations([missing, damaged], [Observation("missing file", missing.value),
                                              Observation("damaged file", mro("__main__.Sub", "__main__.CheckpointError",
                                                                              "Exception", "BaseException", "object"))])
     assert honest.fraction == 1.0, honest.problems
@@ -229,9 +230,9 @@ def test_a_superclass_raised_elsewhere_in_the_cell_does_not_block_its_subclass()
     os_error = Observation("os", {"t": "raised", "v": ["builtins.OSError", "builtins.Exception"]})
     not_found = Observation("nf", {"t": "raised", "v": ["builtins.FileNotFoundError", "builtins.OSError",
                                                          "builtins.Exception"]})
-    assert judge_cell([os_error, not_found], [os_error, not_found]).fraction == 1.0
+    assert compare_observations([os_error, not_found], [os_error, not_found]).fraction == 1.0
     # but where OSError is expected, a FileNotFoundError (another class the cell expects) does not match
-    assert judge_cell([os_error, not_found], [not_found, not_found]).fraction == 0.0
+    assert compare_observations([os_error, not_found], [not_found, not_found]).fraction == 0.0
 
 
 def test_a_flood_is_parsed_one_past_what_the_test_makes():
@@ -239,6 +240,6 @@ def test_a_flood_is_parsed_one_past_what_the_test_makes():
     more), and the cell scores 0 in the judge's words."""
     ref = [obs("double(21)", 42)]
     flood = cell_with({"name": "double(21)", "value": encode(42)}, {"name": "x", "value": encode(1)}, "not json")
-    found = observations(flood, len(ref))
+    found = read_observations(flood, len(ref))
     assert len(found) == 2
-    assert judge_cell(ref, found).problems == ["more observations than the test makes (made by code outside the test?)"]
+    assert compare_observations(ref, found).problems == ["more observations than the test makes (made by code outside the test?)"]

@@ -1,20 +1,51 @@
-"""Score an executed submission outside the kernel (trusted side): judge each test cell's
-observations against the reference run's, and say how the run ended."""
+"""The verdict on an executed submission, outside the kernel (trusted side): each test cell's
+score (its observations against the reference run's, what the kernel said, the method rules), how
+the run ended, what a person should read; one :class:`Result`."""
 import ast
 import json
 import re
 from dataclasses import asdict, dataclass, field
 
-
-from autograder.grading.judge import MalformedObservation, judge_cell, observations
+from autograder.grading.observations import MalformedObservation, compare_observations, read_observations
 from autograder.grading.signatures import failure_signatures, tolerance_uses
-from autograder.sandbox.usage import limit_outcome, notebook_errors
 from autograder.sandbox.cells import cell_label
+from autograder.sandbox.usage import limit_outcome, notebook_errors
 from autograder.statuses import Status
 from fplab.rules import dynamic_lookups, exercise_problems
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 CELL_LINE = re.compile(r"Cell In\[\d+\], line (\d+)")
+
+
+@dataclass(frozen=True)
+class ReviewNote:
+    """Something a person should read: code in ``label``'s cell (an answer's grade id, or "cell N"
+    for a cell of the learner's own) at ``line``, or (``label`` "") what collect said of the whole
+    submission."""
+
+    label: str
+    line: int
+    text: str
+
+    def __str__(self) -> str:
+        return f"{self.label}, line {self.line}: {self.text}" if self.label else self.text
+
+    @classmethod
+    def about_submission(cls, lines) -> tuple:
+        """Notes on the whole submission (what collect said), one per line."""
+        return tuple(cls("", 0, line) for line in lines)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who is graded, and what the result records besides the notebook: the submission's digest,
+    the fingerprint it is graded with, nbgrader's timestamp, and what collect said to review."""
+
+    student: str
+    digest: str = ""
+    stamp: str = ""
+    submitted_at: str = ""
+    review: tuple = ()  # ReviewNote, from outside the notebook
 
 
 @dataclass
@@ -23,7 +54,7 @@ class Result:
 
     student: str
     assignment: str
-    status: str
+    status: Status
     scores: dict  # test grade_id -> points
     max_score: float
     submission_sha256: str = ""
@@ -32,10 +63,15 @@ class Result:
     notes: list = field(default_factory=list)  # tampering and limits, shown in feedback
     errors: dict = field(default_factory=dict)  # test grade_id -> why it lost points (safe to show)
     caught_by_visible: list = field(default_factory=list)  # tests failed in their visible part (for check)
-    judged: dict = field(default_factory=dict)  # test grade_id -> share the observations alone earn (for check)
-    review: list = field(default_factory=list)  # code the instructor should read (dynamic lookups, patching)
+    observed: dict = field(default_factory=dict)  # test grade_id -> share the observations alone earn (for check)
+    review: list = field(default_factory=list)  # ReviewNote: code the instructor should read (dynamic lookups, patching)
     signatures: dict = field(default_factory=dict)  # test grade_id -> [[observation, signature]] (items.py; never shown)
     tolerance_use: dict = field(default_factory=dict)  # test grade_id -> share of its tolerance used (check; never shown)
+
+    def __post_init__(self):  # as read back from JSON: the status and notes typed again
+        self.status = Status(self.status)
+        self.review = [note if isinstance(note, ReviewNote) else ReviewNote(**note) if isinstance(note, dict)
+                       else ReviewNote("", 0, str(note)) for note in self.review]
 
     @property
     def score(self) -> float:
@@ -102,18 +138,27 @@ def visible_check(error, source, templates, visible) -> str:
     return "failed"
 
 
-def score_cell(cell, reference, templates, secrets, public_names=frozenset(), visible=None):
-    """(fraction of the cell's points earned, fraction the observations alone earn, why it lost
-    points or ""). ``visible``: see :func:`error_line`."""
+@dataclass(frozen=True)
+class CellScore:
+    """One test cell's verdict: the share of its points earned, the share its observations alone
+    earn, and why it lost points ("" when it did not)."""
+
+    fraction: float
+    observed: float
+    why: str = ""
+
+
+def score_cell(cell, reference, templates, secrets, public_names=frozenset(), visible=None) -> CellScore:
+    """The cell's :class:`CellScore`. ``visible``: see :func:`error_line`."""
     try:
-        verdict = judge_cell(reference, observations(cell, len(reference)))
-    except MalformedObservation as error:  # its words are the judge's (judge.py): no name, no count of the kernel's
-        return 0.0, 0.0, f"malformed observation data: {error}"
-    problems = [secrets.clean(p, 300) for p in verdict.problems[:5]]
+        comparison = compare_observations(reference, read_observations(cell, len(reference)))
+    except MalformedObservation as error:  # in observations.py's words: no name, no count of the kernel's
+        return CellScore(0.0, 0.0, f"malformed observation data: {error}")
+    problems = [secrets.clean(p, 300) for p in comparison.problems[:5]]
     if not kernel_passed(cell):
         why = error_line(cell, templates, secrets, public_names, visible) or "failed"
-        return 0.0, verdict.fraction, "; ".join([why, *problems])
-    return verdict.fraction, verdict.fraction, "; ".join(problems)
+        return CellScore(0.0, comparison.fraction, "; ".join([why, *problems]))
+    return CellScore(comparison.fraction, comparison.fraction, "; ".join(problems))
 
 
 def failed_in_visible_part(cell, visible_lines) -> bool:
@@ -154,15 +199,23 @@ def stop_reason(nb, run, limits) -> str:
     return "the kernel died in this cell (a crash, or a call that ends the process)"
 
 
-def score(nb, ran, assignment, run=None, limits=None):
-    """({test grade_id: points}, {test grade_id: why}, [tests failed in their visible part],
-    {test grade_id: share earned by observations alone}), judged outside the kernel; a test cell
-    that never ran scores 0. ``run`` (the SandboxRun) and ``limits``, when given, name the cell
-    the kernel stopped in and the cells the cell time limit interrupted. From the first test cell
-    with hidden tests on, no error text the kernel formatted is used (see :func:`error_line`)."""
-    scores, errors, visible, judged = {name: 0.0 for name in assignment.tests}, {}, [], {}
-    stopped = run.stopped_in if run is not None and run.stopped_in in range(len(nb.cells)) else -1
-    timed_out = set(run.timed_out) if run is not None else set()
+@dataclass
+class Scores:
+    """Every test cell's points, and what check reads beside them."""
+
+    points: dict  # test grade_id -> points
+    errors: dict = field(default_factory=dict)  # test grade_id -> why it lost points
+    caught_by_visible: list = field(default_factory=list)  # tests failed in their visible part
+    observed: dict = field(default_factory=dict)  # test grade_id -> share its observations alone earn
+
+
+def score_tests(nb, run, assignment, limits) -> Scores:
+    """Every test cell judged outside the kernel; a test cell that never ran scores 0. ``run`` (the
+    SandboxRun) names the cell the kernel stopped in and the cells the cell time limit interrupted.
+    From the first test cell with hidden tests on, no error text the kernel formatted is used (see
+    :func:`error_line`)."""
+    scores = Scores({name: 0.0 for name in assignment.tests})
+    stopped = run.stopped_in if run.stopped_in in range(len(nb.cells)) else -1
     hidden_in = False
     for index, cell in enumerate(nb.cells):
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
@@ -171,59 +224,49 @@ def score(nb, ran, assignment, run=None, limits=None):
         released = assignment.release.get(grade_id)
         hidden_in = hidden_in or released is None or cell.source != released.source
         if index == stopped:
-            errors[grade_id] = stop_reason(nb, run, limits)
+            scores.errors[grade_id] = stop_reason(nb, run, limits)
             continue
-        if index not in ran:
+        if index not in run.ran:
             where = f" in {cell_label(nb, stopped)}" if 0 <= stopped < index else ""
-            errors[grade_id] = f"did not run (the kernel stopped{where} before this cell)"
+            scores.errors[grade_id] = f"did not run (the kernel stopped{where} before this cell)"
             continue
-        fraction, judged[grade_id], why = score_cell(cell, assignment.reference.get(grade_id, []),
-                                   assignment.templates.get(grade_id, []), assignment.secrets,
-                                   assignment.public_names, released.source if hidden_in and released else
-                                   ("" if hidden_in else None))
-        if index in timed_out and limits is not None:
+        visible = (released.source if released else "") if hidden_in else None
+        cell_score = score_cell(cell, assignment.reference.get(grade_id, []), assignment.templates.get(grade_id, []),
+                                assignment.secrets, assignment.public_names, visible)
+        fraction, why = cell_score.fraction, cell_score.why
+        scores.observed[grade_id] = cell_score.observed
+        if index in run.timed_out:
             fraction, why = 0.0, f"timed out after {limits.cell_timeout} s in this cell"
         elif fraction < 1.0 and grade_id.removeprefix("test_") == "quiz":
             why = "; ".join(filter(None, [why, quiz_answers(nb, assignment.rules.get(grade_id, ("quiz",))[0])]))
-        scores[grade_id] = round(fraction * float(assignment.tests[grade_id]), 6)
+        scores.points[grade_id] = round(fraction * float(assignment.tests[grade_id]), 6)
         if fraction < 1.0:
-            errors[grade_id] = why or "no points"
+            scores.errors[grade_id] = why or "no points"
         if failed_in_visible_part(cell, len(assignment.release[grade_id].source.splitlines())):
-            visible.append(grade_id)
-    return scores, errors, visible, judged
+            scores.caught_by_visible.append(grade_id)
+    return scores
 
 
-def cells_with_error(nb, markers) -> list:
-    """Labels (grade id, else "cell N") of the code cells whose error mentions one of ``markers``."""
-    return [
-        cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index + 1}"
-        for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
-        if any(marker in output.get("ename", "") + output.get("evalue", "")
-               for output in cell.outputs if output.output_type == "error" for marker in markers)
-    ]
-
-
-def outcome_notes(nb, outcome, limits, usage, run=None):
-    """(status, notes) for how the run ended: a cap the submission hit first (the cgroup's and
-    the sandbox's records, ``usage``), then the cell or notebook that ran over its time, then a
-    kernel that died; each note names the cell (``run``: the SandboxRun, when given)."""
-    stopped = run.stopped_in if run is not None and run.stopped_in in range(len(nb.cells)) else -1
+def outcome_notes(nb, run, limits) -> tuple:
+    """(Status, notes) for how the run ended: a cap the submission hit first (the cgroup's and
+    the sandbox's records, ``run.usage``), then the cell or notebook that ran over its time, then a
+    kernel that died; each note names the cell."""
+    stopped = run.stopped_in if run.stopped_in in range(len(nb.cells)) else -1
     where = f" in {cell_label(nb, stopped)}" if stopped >= 0 else ""
-    limit = limit_outcome(usage, limits, notebook_errors(nb))
+    limit = limit_outcome(run.usage, limits, notebook_errors(nb))
     if limit:
         return limit[0], [f"{limit[1]}; stopped{where}" if where else limit[1]]
-    interrupted = ([cell_label(nb, i) for i in run.timed_out if i in range(len(nb.cells))] if run is not None
-                   else cells_with_error(nb, ("CellTimeoutError",)))
-    if outcome == "ok" and interrupted:
-        return Status.TIMEOUT.value, [f"{label} timed out after {limits.cell_timeout} s and was interrupted; "
+    interrupted = [cell_label(nb, i) for i in run.timed_out if i in range(len(nb.cells))]
+    if run.outcome == "ok" and interrupted:
+        return Status.TIMEOUT, [f"{label} timed out after {limits.cell_timeout} s and was interrupted; "
                                       "the cells after it still ran" for label in interrupted]
-    if outcome == "timeout":
-        return Status.TIMEOUT.value, [f"the notebook ran over {limits.notebook_timeout} s in total (or a cell "
+    if run.outcome == "timeout":
+        return Status.TIMEOUT, [f"the notebook ran over {limits.notebook_timeout} s in total (or a cell "
                                       f"could not be interrupted) and was stopped{where}; test cells that had "
                                       "not run score 0"]
-    if outcome == "kernel_died":
-        return Status.KERNEL_DIED.value, [f"the kernel died{where}; test cells after that point score 0"]
-    return Status.GRADED.value, []
+    if run.outcome == "kernel_died":
+        return Status.KERNEL_DIED, [f"the kernel died{where}; test cells after that point score 0"]
+    return Status.GRADED, []
 
 
 def method_problems(nb, assignment) -> dict:
@@ -233,8 +276,8 @@ def method_problems(nb, assignment) -> dict:
 
 
 def review_notes(nb, assignment) -> list:
-    """What the instructor should read: dynamic lookups or patching in any cell the learner wrote
-    or changed (answer cells, and code cells that differ from the release)."""
+    """[ReviewNote]: what the instructor should read: dynamic lookups or patching in any cell the
+    learner wrote or changed (answer cells, and code cells that differ from the release)."""
     notes = []
     for index, cell in enumerate(nb.cells):
         meta = cell.metadata.get("nbgrader", {})
@@ -242,23 +285,30 @@ def review_notes(nb, assignment) -> list:
                 not meta.get("solution") and cell.source in assignment.released_code):
             continue
         label = meta.get("grade_id") or f"cell {index + 1}"
-        notes += [f"{label}, {line}" for line in dynamic_lookups(cell.source)]
+        notes += [ReviewNote(label, line, text) for line, text in dynamic_lookups(cell.source)]
     return notes[:20]
 
 
-def conclude(student: str, run, notes: list, assignment, limits, digest: str = "", stamp: str = "",
-             submitted_at: str = "", review: tuple = ()) -> tuple:
-    """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`; ``stamp``: the
-    fingerprint it was graded with; ``submitted_at``: nbgrader's timestamp; ``review``: reasons to
-    look from outside the notebook. Returns (Result, executed notebook)."""
+def conclude(run, assignment, limits, context: Context, notes: list) -> tuple:
+    """Judge an executed notebook (trusted side). ``run``: the :class:`SandboxRun`; ``notes``: what
+    admitting it said. Returns (Result, executed notebook)."""
     nb = run.notebook()
-    scores, errors, visible, judged = score(nb, set(run.ran), assignment, run, limits)
+    scores = score_tests(nb, run, assignment, limits)
     for test, why in method_problems(nb, assignment).items():
-        scores[test], judged[test], errors[test] = 0.0, 0.0, why
-    status, more = outcome_notes(nb, run.outcome, limits, run.usage, run)
-    return Result(student=student, assignment=assignment.assignment_id, status=status, scores=scores,
-                  max_score=assignment.max_score, submission_sha256=digest, fingerprint=stamp,
-                  submitted_at=submitted_at, notes=notes + more, errors=errors, caught_by_visible=visible,
-                  judged=judged, review=list(review) + review_notes(nb, assignment),
-                  signatures=failure_signatures(nb, assignment, scores, errors),
+        scores.points[test], scores.observed[test], scores.errors[test] = 0.0, 0.0, why
+    status, more = outcome_notes(nb, run, limits)
+    return Result(student=context.student, assignment=assignment.assignment_id, status=status, scores=scores.points,
+                  max_score=assignment.max_score, submission_sha256=context.digest, fingerprint=context.stamp,
+                  submitted_at=context.submitted_at, notes=notes + list(run.cut) + more, errors=scores.errors,
+                  caught_by_visible=scores.caught_by_visible, observed=scores.observed,
+                  review=list(context.review) + review_notes(nb, assignment),
+                  signatures=failure_signatures(nb, assignment, scores.points, scores.errors),
                   tolerance_use=tolerance_uses(nb, assignment)), nb
+
+
+def ended_early(context: Context, assignment, status: Status, notes: list) -> Result:
+    """The result of a student graded without running anything: zero on every test."""
+    return Result(student=context.student, assignment=assignment.assignment_id, status=status,
+                  scores={name: 0.0 for name in assignment.tests}, max_score=assignment.max_score,
+                  submission_sha256=context.digest, fingerprint=context.stamp, submitted_at=context.submitted_at,
+                  notes=list(notes), review=list(context.review))
