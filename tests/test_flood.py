@@ -116,13 +116,13 @@ def dies_for_the_marked(notebook_json, limits):
 
 def test_a_grading_process_that_dies_costs_only_the_student_it_held(course, tmp_path, monkeypatch):
     from autograder.course import Course
-    from autograder.grading import batch
+    from autograder.grading import batch, scheduling
 
     submitted, out = tmp_path / "submitted", tmp_path / "out"
     for student in ("ann", "bob"):
         submit(course, submitted, student)
     submit(course, submitted, "victim", triple=GOOD_TRIPLE + "\n# KILL-THIS-WORKER")
-    monkeypatch.setattr(batch, "run_in_sandbox", dies_for_the_marked)
+    monkeypatch.setattr(scheduling, "run_in_sandbox", dies_for_the_marked)
     done = batch.grade_batch(Course(course), submitted, ASSIGNMENT, out, 2, Limits(), progress=False,
                              record_grades=False)
     status = {r.student: r for r in done.results}

@@ -28,12 +28,11 @@ from autograder.grading.gradebook import course_gradebook, final, gradebook_lock
 from autograder.grading.items import write_analysis
 from autograder.grading.publishing import Publisher, finished, write_summary, write_table
 from autograder.grading.reference import reference_beside
-from autograder.grading.scheduling import drain, runners, sandbox_result
+from autograder.grading.scheduling import drain, run_later, runners, sandbox_result
 from autograder.grading.verdict import Context, Result, conclude, ended_early
 from autograder.release import generate
 from autograder.sandbox.limits import Limits
 from autograder.sandbox.report import handoff
-from autograder.sandbox.run import run_in_sandbox
 from autograder.statuses import Status
 
 
@@ -158,7 +157,7 @@ class _Running:
                 self.publish(result, shown, {}, submission)
                 continue
             job = handoff(admitted.nb)
-            future = self.pool.submit(run_in_sandbox, job, self.limits)
+            future = run_later(self.pool, job, self.limits)
             self.futures[future] = (submission, context, admitted.notes, job)
             fed.add(future)
             if len(fed) == count:

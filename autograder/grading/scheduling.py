@@ -69,6 +69,11 @@ def drain(pending: set, feed, finish, workers: int) -> None:
             import matplotlib.figure  # noqa: F401
 
 
+def run_later(pool, notebook_json: str, limits):
+    """The future of ``notebook_json``'s run in the sandbox on ``pool``."""
+    return pool.submit(run_in_sandbox, notebook_json, limits)
+
+
 def sandbox_result(future, notebook_json, limits):
     """The future's SandboxRun. When a pool process died (BrokenProcessPool fails every run the
     pool held), the run is made again alone in a fresh process, so only a run whose own process
