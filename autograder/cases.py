@@ -91,12 +91,24 @@ def student_id(case):
     return re.sub(r"[^A-Za-z0-9_]", "_", case.name)
 
 
+def solution_text(cell):
+    """A source answer cell's text without nbgrader's solution markers, which no learner's notebook holds."""
+    return MARKER_LINE.sub("", cell.source)
+
+
+def with_answers(release_nb, answers):
+    """A copy of the release notebook with ``answers`` ({grade_id: source}) in those answer cells; the
+    other cells as released."""
+    nb = nbformat.from_dict(release_nb)
+    for grade_id, cell in answer_cells(nb).items():
+        cell.source = answers.get(grade_id, cell.source)
+    return nb
+
+
 def build_submission(release_nb, solutions, case):
     """The release notebook with answer cells filled: case answers first, source solutions next
-    (without nbgrader's solution markers, which no learner's notebook holds)."""
-    nb = nbformat.from_dict(release_nb)
+    (:func:`solution_text`); the release as it is for a blank case."""
     if case.blank:
-        return nb
-    for grade_id, cell in answer_cells(nb).items():
-        cell.source = case.answers.get(grade_id, MARKER_LINE.sub("", solutions[grade_id].source))
-    return nb
+        return nbformat.from_dict(release_nb)
+    return with_answers(release_nb, {grade_id: case.answers.get(grade_id, solution_text(solutions[grade_id]))
+                                     for grade_id in answer_cells(release_nb)})

@@ -74,7 +74,7 @@ def parser():
     b.add_argument("--profile", action="store_true",
                    help="where one graded notebook's seconds go, step by step (first ID only)")
     b.add_argument("--widgets", action="store_true",
-                   help="time the fplab.widgets explorers instead: ms per slider move")
+                   help="time the fplab.explorers explorers instead: ms per slider move")
     b.add_argument("--report", action="store_true",
                    help="time the item analysis (report.html) of a synthetic class of --students (default 300 here)")
     b.add_argument("--students", type=int, default=24, help="submissions in the synthetic class (default 24)")

@@ -143,8 +143,10 @@ dependencies = [
 {dependencies}]
 
 [tool.setuptools]
-packages = ["fplab"]
 package-dir = {{"" = "."}}  # the folder itself on sys.path: an editable install with no setuptools warning
+
+[tool.setuptools.packages.find]
+include = ["fplab", "fplab.*"]  # fplab and its subpackages (rules, explorers)
 """
 
 

@@ -7,14 +7,14 @@ learners to re-implement (a reference computation), and no name such as ``expect
 values exist only in the reference run, in the trusted process. ``python -m autograder check``
 refuses an assignment whose hidden regions break these rules, naming the cell and the line.
 """
-import ast
 import re
 import textwrap
 from dataclasses import dataclass
 
 from autograder.course import CourseError, hidden_regions
 from autograder.rule_lint import rule_errors
-from fplab.rules import AnswerSyntaxError, parse
+from fplab.rules.aliases import Aliases, attribute_chain
+from fplab.rules.cells import AnswerSyntaxError, parse
 
 ANSWER_NAME = re.compile(r"^_*(expected|expect|want|wants|wanted|ref|refs|reference|truth|answer|answers|correct|golden)(_|\d|$)",
                          re.IGNORECASE)
@@ -43,26 +43,11 @@ class Finding:
         return f"{self.assignment}: {self.cell}, hidden line {self.line}: {self.what}"
 
 
-class _Lint(ast.NodeVisitor):
+class _Lint(Aliases):
     def __init__(self, forbidden_calls):
+        super().__init__()
         self.forbidden_calls = forbidden_calls
-        self.aliases, self.found = {}, []
-
-    def _dotted(self, node):
-        if isinstance(node, ast.Name):
-            return self.aliases.get(node.id, node.id)
-        if isinstance(node, ast.Attribute):
-            base = self._dotted(node.value)
-            return f"{base}.{node.attr}" if base else f".{node.attr}"
-        return None
-
-    def visit_Import(self, node):
-        for alias in node.names:
-            self.aliases[alias.asname or alias.name.split(".")[0]] = alias.name if alias.asname else alias.name.split(".")[0]
-
-    def visit_ImportFrom(self, node):
-        for alias in node.names:
-            self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        self.found = []
 
     def visit_Assert(self, node):
         self.found.append((node.lineno, "an assert (the judge compares; the kernel must not hold the answer)"))
@@ -86,7 +71,7 @@ class _Lint(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_Call(self, node):
-        name = self._dotted(node.func) or ""
+        name = self.dotted(node.func) or "".join(f".{a}" for a in attribute_chain(node.func)[1])  # f(x).exp: ".exp"
         method = f".{name.rsplit('.', 1)[-1]}" if "." in name else ""
         for entry in CHECKING_CALLS:
             if name == entry or name.startswith(entry + "."):

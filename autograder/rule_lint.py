@@ -2,7 +2,7 @@
 and the visible test checks it (``python -m autograder check`` refuses an assignment otherwise)."""
 import re
 
-from fplab.rules import SHAPE_ENTRIES, SHAPE_NOTE, unresolved_entries
+from fplab.rules.allowlist import SHAPE_ENTRIES, SHAPE_NOTE, unresolved_entries
 
 HIDDEN_TESTS = "### BEGIN HIDDEN TESTS"
 LIST_MARK = "**What you may call**"  # the exercise text's paragraph that states the allowlist

@@ -1,8 +1,8 @@
 """The method rule, checked by a visible test in the learner's kernel: the grader's check, early.
 
 A rule-bearing exercise's test cell calls :func:`check_rule`, which reads the learner's saved
-notebook (each cell as it last ran in this kernel, where JupyterLab says which cell ran) and judges
-it with :func:`fplab.rules.exercise_problems`, the function the grader runs outside the kernel on
+notebook (each cell as it last ran in this kernel, where JupyterLab says which cell ran) and checks
+it with :func:`fplab.rules.checker.exercise_problems`, the function the grader runs outside the kernel on
 the submission, so a breach fails the visible checks with the grader's own message. It is advice:
 during grading it does nothing, and the grader's own check is the one that counts.
 """
@@ -10,7 +10,8 @@ import os
 import warnings
 from pathlib import Path
 
-from fplab import rules
+from fplab.rules.cells import ReleasedDigests
+from fplab.rules.checker import exercise_problems
 
 _ran: dict = {}  # cell id -> its source as it last ran in this kernel
 
@@ -50,7 +51,7 @@ def _problem(name: str) -> str:
     answers = {c.metadata["nbgrader"].get("grade_id"): c.metadata.get("finite", {}).get("allow")
                for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")}
     allowed = {f"test_{a}": (a, [str(e) for e in allow]) for a, allow in answers.items() if isinstance(allow, list)}
-    return rules.exercise_problems(nb, rules.ReleasedDigests(released), allowed, [f"test_{name}"]).get(f"test_{name}", "")
+    return exercise_problems(nb, ReleasedDigests(released), allowed, [f"test_{name}"]).get(f"test_{name}", "")
 
 
 def rule_breach(name: str) -> str:

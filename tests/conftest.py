@@ -1,7 +1,10 @@
-"""Shared fixtures: the course under test and a way to run the autograder CLI."""
+"""Shared fixtures: the course under test, a way to run the autograder CLI, the `sandbox` mark and
+the browser tests' lab, browser and page."""
 import os
+import shutil
 import subprocess
 import sys
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -34,6 +37,77 @@ def kit_env(course, tmp_path_factory):
 
     kit = tmp_path_factory.mktemp("kit-env") / "finite-kit"
     return kit, kit_venv(course, kit)
+
+
+@cache
+def sandbox_missing(caps=True, as_root=False) -> str:
+    """Why this machine cannot run the sandbox, in one line ("" when it can): bubblewrap, then (``caps``)
+    every cap of :func:`~autograder.sandbox.probe.missing_caps`, then (``as_root``) kernels on uids of their own."""
+    from autograder.sandbox.limits import Limits
+    from autograder.sandbox.probe import missing_caps, runs_unprivileged
+
+    if shutil.which("bwrap") is None:
+        return "bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it"
+    if caps and missing_caps(Limits()):
+        return "this machine cannot cap: " + "; ".join(missing_caps(Limits()))
+    if as_root and not runs_unprivileged():
+        return "the kernel server needs the grader to be root, to run kernels on uids of their own"
+    return ""
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "sandbox(caps=True, as_root=False): runs the sandbox; skipped where this "
+                                       "machine cannot (conftest.sandbox_missing), failed under CI without bubblewrap")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """The `sandbox` mark: skip (before any fixture) where this machine cannot sandbox; under CI, which
+    installs bubblewrap (`make test`), its absence fails the test instead."""
+    mark = item.get_closest_marker("sandbox")
+    why = mark and sandbox_missing(**mark.kwargs)
+    if why:
+        (pytest.fail if os.environ.get("CI") and shutil.which("bwrap") is None else pytest.skip)(why)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """The learner's lab, as `make lab` starts it (lab/learner: no instructor tools)."""
+    from autograder.lab_server import LabServer
+
+    server = LabServer(ROOT, tmp_path_factory.mktemp("lab"), role="learner").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium (tests/browsing.py: CHROMIUM), once per module."""
+    from playwright.sync_api import sync_playwright
+
+    from browsing import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request):
+    """A fresh page; fails the test on any JavaScript error; screenshots at the end."""
+    from browsing import ARTIFACTS
+
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.set_default_timeout(60_000)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=False)
+    context.close()
+    assert errors == [], f"JavaScript errors: {errors}"
 
 
 # The test files that take longest, longest first: `make test` runs two files at a time in this

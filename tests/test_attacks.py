@@ -1,21 +1,16 @@
 """Hostile submissions against a real assignment (01), through `grade`: each gets what its honest
 answers deserve, and no feedback page holds hidden-test or solution text in any encoding."""
 import csv
-import os
-import shutil
 
 import nbformat
 import pytest
 
-from autograder.cases import EVERY_ASSIGNMENT, Case, build_submission, load_cases
+from autograder.cases import EVERY_ASSIGNMENT, Case, build_submission, load_cases, solution_text
 from autograder.course import Course, answer_cells, hidden_regions
 from autograder.grading.disclosure import SecretFilter
 from conftest import ROOT, run_cli
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 ID = "01_nonassociativity"
 CASES = ROOT / "cases" / ID
@@ -76,9 +71,11 @@ print("\\n".join(get_ipython().user_ns["In"])[::-1])
 
 
 def submission(release_nb, solutions, extra):
+    """The honest answers with ``extra``'s: code starting with a newline is added to the cell's answer
+    (the source's solution, without nbgrader's markers), other code replaces it."""
     answers = {**HONEST}
     for grade_id, code in extra.items():
-        answers[grade_id] = answers.get(grade_id, solutions[grade_id].source) + code if code.startswith("\n") else code
+        answers[grade_id] = answers.get(grade_id, solution_text(solutions[grade_id])) + code if code.startswith("\n") else code
     return build_submission(release_nb, solutions, Case("attack", answers))
 
 
@@ -125,10 +122,24 @@ def test_honest_answers_get_what_they_deserve(graded):
     assert float(honest["test_quiz"]) < 2
 
 
-@pytest.mark.parametrize("attack", ["patcher", "checks", "rewriter", "equaliser", "leaker"])
-def test_an_attack_gains_nothing(graded, attack):
+# attack -> the tests that score as the honest student's: all but the attacked cell's, less what the
+# attack breaks of its own (checks' patched torch.equal breaks its compare_results; the rewriter's
+# transformer blanks every later cell, its own answers too).
+KEPT = {"patcher": ["test_kahan_sum", "test_compare_results", "test_stable_variance", "test_quiz"],
+        "checks": ["test_kahan_sum", "test_stable_variance", "test_quiz"],
+        "rewriter": [],
+        "equaliser": ["test_ulp_distance", "test_compare_results", "test_stable_variance", "test_quiz"],
+        "leaker": ["test_ulp_distance", "test_kahan_sum", "test_compare_results", "test_stable_variance"]}
+
+
+@pytest.mark.parametrize("attack", KEPT)
+def test_an_attack_gains_nothing_and_the_answers_it_leaves_score_as_the_honest_ones(graded, attack):
     rows, _, _, _ = graded
-    assert float(rows[attack]["score"]) <= float(rows["honest"]["score"]), rows[attack]
+    honest = rows["honest"]
+    assert honest["status"] == "graded" and float(honest["score"]) >= 8, honest  # the control: 3 + 2 + 3 right
+    assert float(rows[attack]["score"]) <= float(honest["score"]), rows[attack]
+    assert {test: rows[attack][test] for test in KEPT[attack]} == {test: honest[test] for test in KEPT[attack]}, \
+        rows[attack]
 
 
 def test_no_feedback_page_holds_hidden_text_in_any_encoding(graded):

@@ -2,33 +2,20 @@
 import json
 import os
 import re
-import shutil
 
 import nbformat
 import pytest
 
+from autograder.cases import solution_text, with_answers
+from autograder.course import answer_cells
 from autograder.kit import build_kit
+from browsing import (BROWSER_TEST, NB01, cell_with, open_notebook, run_all, run_cell, set_cell_source, validate,
+                      wait_all_ran, wait_idle)
 from conftest import ASSIGNMENTS, ROOT
-from lab_server import LabServer
+from autograder.lab_server import LabServer
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None and os.environ.get("CI"):
-    raise RuntimeError("CI needs Debian's chromium for the browser tests (apt-get install chromium)")
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed; `make test` installs it")]
-
-ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+pytestmark = BROWSER_TEST
 SKIP_LINE = "skipped: needs a CUDA GPU; nothing here is graded"
-NB01 = "release/01_nonassociativity/01_nonassociativity.ipynb"
-
-
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """The learner's lab, as `make lab` starts it (lab/learner: no instructor tools)."""
-    server = LabServer(ROOT, tmp_path_factory.mktemp("lab"), role="learner").start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -48,94 +35,6 @@ def kit_lab(course, tmp_path_factory):
     server = LabServer(kit, tmp_path_factory.mktemp("kit-lab"), role="learner", course=kit).start()
     yield server
     server.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser, request):
-    """A fresh page; fails the test on any JavaScript error; screenshots at the end."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
-    page.set_default_timeout(60_000)
-    errors = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=False)
-    context.close()
-    assert errors == [], f"JavaScript errors: {errors}"
-
-
-def open_notebook(page, lab, path):
-    """Open one notebook in a fresh workspace (``reset``: no tabs left over from other tests)."""
-    page.goto(lab.url(f"/lab/tree/{path}") + "&reset")
-    wait_idle(page)
-
-
-def wait_idle(page, timeout=120_000):
-    page.wait_for_function(
-        """() => [...document.querySelectorAll('.jp-StatusBar-TextItem')]
-                 .some(e => /\\| Idle$/.test(e.textContent.trim()))""", timeout=timeout)
-
-
-def run_all(page):
-    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-
-
-def wait_all_ran(page, timeout=180_000):
-    """Every code cell shows an execution count (not blank, not '*'); a folded input's placeholder
-    has a prompt that never shows one, so it is left out."""
-    page.wait_for_function(
-        """() => {
-            const prompts = [...document.querySelectorAll('.jp-CodeCell .jp-InputPrompt:not(.jp-Placeholder-prompt)')];
-            return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
-        }""", timeout=timeout)
-
-
-def cell_with(page, text):
-    return page.locator(".jp-CodeCell").filter(has=page.locator(".jp-InputArea", has_text=text)).first
-
-
-def set_cell_source(page, cell, code):
-    cell.locator(".cm-content").click()
-    page.keyboard.press("Control+a")
-    page.keyboard.insert_text(code)
-    page.keyboard.press("Escape")
-
-
-def run_cell(page, cell):
-    """Run one cell and wait until its prompt shows a new execution count (not '*', not the old one)."""
-    prompt = cell.locator(".jp-InputPrompt")
-    before = prompt.inner_text()
-    cell.locator(".jp-InputArea").click()
-    page.keyboard.press("Shift+Enter")
-    page.wait_for_function("([el, before]) => /\\[\\d+\\]/.test(el.textContent) && el.textContent !== before",
-                           arg=[prompt.element_handle(), before])
-
-
-def validate(page):
-    """Press nbgrader's Validate (it saves the notebook first) and return the result dialog's text."""
-    page.get_by_role("button", name="Validate").click()
-    dialog = page.locator(".jp-Dialog", has_text=re.compile("Validation Results|File Changed"))
-    dialog.wait_for(timeout=180_000)
-    if "File Changed" in dialog.inner_text():
-        dialog.get_by_role("button", name="Overwrite").click()
-        dialog = page.locator(".jp-Dialog", has_text="Validation Results")
-        dialog.wait_for(timeout=180_000)
-    text = dialog.inner_text()
-    dialog.get_by_role("button").last.click()
-    dialog.wait_for(state="detached")
-    return text
 
 
 def test_learner_runs_the_release_on_cpu_and_validates(lab, page):
@@ -222,16 +121,9 @@ SOLVED = ("ulp_distance", "kahan_sum")
 
 def solved_release(path, names):
     """The release notebook with the answer cells ``names`` replaced by the source's solutions."""
-    source = nbformat.read(ROOT / NB01.replace("release/", "source/", 1), as_version=4)
-    solutions = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-                 if c.metadata.get("nbgrader", {}).get("solution")}
-    nb = nbformat.read(path, as_version=4)
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in names:
-            cell.source = "\n".join(line for line in solutions[grade_id].splitlines()
-                                    if line.strip() not in ("### BEGIN SOLUTION", "### END SOLUTION"))
-    nbformat.write(nb, path)
+    solutions = answer_cells(nbformat.read(ROOT / NB01.replace("release/", "source/", 1), as_version=4))
+    solved = with_answers(nbformat.read(path, as_version=4), {name: solution_text(solutions[name]) for name in names})
+    nbformat.write(solved, path)
 
 
 @pytest.mark.skipif("summary(" not in (ROOT / NB01).read_text(),

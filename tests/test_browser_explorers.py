@@ -4,8 +4,8 @@ import re
 
 import pytest
 
-from fplab import explore
-from test_browser import ARTIFACTS, browser, lab, open_notebook, page, pytestmark, run_all, wait_all_ran  # noqa: F401
+from fplab.explorers import accumulation, dtypes, gradscaler, loss_scale, softmax
+from browsing import ARTIFACTS, BROWSER_TEST as pytestmark, open_notebook, run_all, wait_all_ran  # noqa: F401
 
 
 READOUT = "pre.fplab-readout"
@@ -50,8 +50,8 @@ def no_widget_errors(page):
 
 
 def dtype_text(value, name="float16"):
-    return (explore.value_report(explore.describe_value(value, name)) + "\n\n"
-            + explore.bits_report(explore.bits_of(value, name)))
+    return (dtypes.value_report(dtypes.describe_value(value, name)) + "\n\n"
+            + dtypes.bits_report(dtypes.bits_of(value, name)))
 
 
 def test_dtype_explorer_keys_typing_bits_and_steps(lab, page):
@@ -85,30 +85,29 @@ def test_dtype_explorer_keys_typing_bits_and_steps(lab, page):
     button.click()
     evidence = page.locator("pre.fplab-evidence").first
     evidence.wait_for()
-    assert evidence.inner_text().startswith("next above 65504: inf\n\n" + explore.value_report(
-        explore.describe_value(65519.99, "float16")))
+    assert evidence.inner_text().startswith("next above 65504: inf\n\n" + dtypes.value_report(
+        dtypes.describe_value(65519.99, "float16")))
     no_widget_errors(page)
 
 
 def test_accumulation_explorer_follows_n_data_and_dtype(lab, page):
     run_notebook(page, lab, "notebooks/04_accumulation_explorer.ipynb")
-    report = explore.accumulation_report
-    wait_text(page, READOUT, 0, report(explore.accumulate("1e-4 repeated", "float16"), 1000))
+    report = accumulation.accumulation_report
+    wait_text(page, READOUT, 0, report(accumulation.accumulate("1e-4 repeated", "float16"), 1000))
     press(slider(page, "n terms"), "End")
-    wait_text(page, READOUT, 0, report(explore.accumulate("1e-4 repeated", "float16"), 10_000))
+    wait_text(page, READOUT, 0, report(accumulation.accumulate("1e-4 repeated", "float16"), 10_000))
     assert "naive       0.25          0.75        2181" in page.locator(READOUT).first.inner_text()
     page.locator(".widget-dropdown select").nth(1).select_option("bfloat16")
-    wait_text(page, READOUT, 0, report(explore.accumulate("1e-4 repeated", "bfloat16"), 10_000))
+    wait_text(page, READOUT, 0, report(accumulation.accumulate("1e-4 repeated", "bfloat16"), 10_000))
     page.locator(".widget-dropdown select").first.select_option("uniform(0, 1)")
-    wait_text(page, READOUT, 0, report(explore.accumulate("uniform(0, 1)", "bfloat16"), 10_000))
+    wait_text(page, READOUT, 0, report(accumulation.accumulate("uniform(0, 1)", "bfloat16"), 10_000))
     keep(page, 0, "accumulation")
     no_widget_errors(page)
 
 
 def test_accumulation_exact_line_is_on_top_and_in_the_legend():
-    from fplab import widgets
 
-    figure = widgets.accumulation_explorer().figure
+    figure = accumulation.accumulation_explorer().figure
     assert [t.get_text() for t in figure.legends[0].get_texts()] == [
         "naive", "pairwise", "kahan", "stochastic", "exact", "n·u", "√n·u"]
     totals = figure.axes[0].lines
@@ -120,34 +119,33 @@ def test_accumulation_exact_line_is_on_top_and_in_the_legend():
 def test_accumulation_pairwise_stays_visible_under_kahan():
     """pairwise and kahan often give the same totals: pairwise is drawn first and wider, so the
     kahan line on top of it cannot hide it (in both panels)."""
-    from fplab import widgets
 
-    figure = widgets.accumulation_explorer(n=10_000).figure
+    figure = accumulation.accumulation_explorer(n=10_000).figure
     for lines in (figure.axes[0].lines, figure.axes[1].lines):
         colours = [line.get_color() for line in lines]
-        pairwise = lines[colours.index(widgets._METHOD_COLOURS["pairwise"])]
-        kahan = lines[colours.index(widgets._METHOD_COLOURS["kahan"])]
+        pairwise = lines[colours.index(accumulation._METHOD_COLOURS["pairwise"])]
+        kahan = lines[colours.index(accumulation._METHOD_COLOURS["kahan"])]
         assert lines.index(pairwise) < lines.index(kahan)
         assert pairwise.get_linewidth() >= 2.5 * kahan.get_linewidth()
 
 
 def scaler_text(run, step):
-    return explore.scaler_run_report(run) + "\n\n" + explore.scaler_step_report(run, step)
+    return gradscaler.scaler_run_report(run) + "\n\n" + gradscaler.scaler_step_report(run, step)
 
 
 def test_loss_scale_and_gradscaler_explorers(lab, page):
     run_notebook(page, lab, "notebooks/03_loss_scale_explorer.ipynb")
-    g = explore.model_gradients()
+    g = gradscaler.model_gradients()
     press(slider(page, "log2(scale)"), "End")  # question 1's explorer, to 2^40
-    wait_text(page, READOUT, 0, explore.loss_scale_report(explore.loss_scale_view(g, 40)))
+    wait_text(page, READOUT, 0, loss_scale.loss_scale_report(loss_scale.loss_scale_view(g, 40)))
     overflowing = int((g * 2.0**40 >= 65520).sum())  # float16 overflows from 65520
     assert f"overflow to inf: 99.96% ({overflowing} of 2788)" in page.locator(READOUT).first.inner_text()
     keep(page, 0, "loss_scale")
 
     index = 3  # question 4's GradScaler explorer: the fourth readout
-    wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**16, 20, 0.5), 200))
+    wait_text(page, READOUT, index, scaler_text(gradscaler.gradscaler_run(2.0**16, 20, 0.5), 200))
     press(slider(page, "step"), "ArrowRight")
-    wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**16, 20, 0.5), 201))
+    wait_text(page, READOUT, index, scaler_text(gradscaler.gradscaler_run(2.0**16, 20, 0.5), 201))
     keep(page, index, "gradscaler")
     page.evaluate("""index => {  // record whether the busy line shows while the retrain runs
         const box = [...document.querySelectorAll('.jp-OutputArea-output')]
@@ -157,12 +155,12 @@ def test_loss_scale_and_gradscaler_explorers(lab, page):
           .observe(box, {subtree: true, childList: true, characterData: true});
     }""", index)
     press(slider(page, "log2(init_scale)"), "ArrowLeft")  # each knob retrains
-    wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**15, 20, 0.5), 201))
+    wait_text(page, READOUT, index, scaler_text(gradscaler.gradscaler_run(2.0**15, 20, 0.5), 201))
     assert page.evaluate("window.__busy"), "no busy cue while the GradScaler retrained"
     press(slider(page, "growth_interval"), "ArrowLeft")
-    wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**15, 10, 0.5), 201))
+    wait_text(page, READOUT, index, scaler_text(gradscaler.gradscaler_run(2.0**15, 10, 0.5), 201))
     press(slider(page, "backoff_factor"), "ArrowRight")
-    wait_text(page, READOUT, index, scaler_text(explore.gradscaler_run(2.0**15, 10, 0.75), 201))
+    wait_text(page, READOUT, index, scaler_text(gradscaler.gradscaler_run(2.0**15, 10, 0.75), 201))
     assert page.get_by_text(re.compile(r"this run: 300 steps, computed in \d+\.\d\d s")).count() >= 1
     no_widget_errors(page)
 
@@ -170,6 +168,6 @@ def test_loss_scale_and_gradscaler_explorers(lab, page):
 def test_softmax_explorer_slider_moves_update_the_view(lab, page):
     run_notebook(page, lab, "notebooks/02_softmax_explorer.ipynb")
     press(slider(page, "shift"), "End")
-    wait_text(page, READOUT, 0, explore.softmax_report(explore.softmax_views(shift=1000.0, dtype_name="float32")))
+    wait_text(page, READOUT, 0, softmax.softmax_report(softmax.softmax_views(shift=1000.0, dtype_name="float32")))
     assert "p[0]          nan" in page.locator(READOUT).first.inner_text()
     no_widget_errors(page)

@@ -3,23 +3,22 @@ Manage Submissions, read their scores there and in `nbgrader export`, Generate F
 check the page a student would get holds no hidden-test text."""
 import csv
 import os
-import shutil
 import subprocess
 import sys
 
 import nbformat
 import pytest
 
+from autograder.cases import with_answers
+from autograder.lab_server import LabServer
+from browsing import BROWSER_TEST
 from conftest import ROOT
-from lab_server import LabServer
-from test_browser import browser, page, pytestmark  # noqa: F401
+from helpers import release_of, write_submission
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
 
-if shutil.which("bwrap") is None and not os.environ.get("CI"):
-    pytestmark = pytestmark + [pytest.mark.skip(reason="bubblewrap is not installed (the Autograde button grades "
-                                                       "in its sandbox); `make test` installs it")]
+pytestmark = [*BROWSER_TEST, pytest.mark.sandbox]  # the Autograde button grades in the sandbox
 
 # The cheat's triple is wrong and its answer cell silences IPython's tracebacks. The painter answers
 # right and adds cells that would run script in the grader's Formgrader page (tests/test_inert.py).
@@ -51,18 +50,12 @@ def instructor(tmp_path_factory):
     base = tmp_path_factory.mktemp("formgrader")
     course = make_course(base / "course")
     nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course)
-    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    release = release_of(course)
     for student, answers in ANSWERS.items():
-        nb = nbformat.from_dict(release)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id in answers:
-                cell.source = answers[grade_id]
+        nb = with_answers(release, answers)
         if student == "painter":
             nb.cells += PAINT
-        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(nb, path)
+        write_submission(course / "submitted", student, nb)
     server = LabServer(ROOT, base / "lab", role="instructor", course=course).start()
     yield server
     server.stop()

@@ -1,7 +1,8 @@
 """In the learner's lab in Chromium: a method-rule breach fails the visible test with the grader's
 message as soon as the answer cell ran, before anything is saved or submitted."""
-from test_browser import (NB01, browser, cell_with, lab, open_notebook, page, pytestmark, run_all, run_cell,  # noqa: F401
-                          set_cell_source, wait_all_ran, wait_idle)
+from browsing import BROWSER_TEST, NB01, cell_with, open_notebook, run_all, run_cell, set_cell_source, wait_all_ran, wait_idle
+
+pytestmark = BROWSER_TEST
 
 WIDER = "def kahan_sum(x):\n    return x.double().sum().float()"
 

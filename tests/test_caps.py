@@ -6,34 +6,35 @@ caps), so this file is safe on any CI machine; it skips where the machine cannot
 import csv
 import os
 import re
-import shutil
 import sys
 import threading
 import time
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
+from helpers import GOOD_TRIPLE, submit_fx as submit
 
 from autograder.sandbox.limits import MB, Limits
-from autograder.sandbox.probe import mechanism, missing_caps
+from autograder.sandbox.probe import mechanism
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
 
 MEMORY_MB, MAX_PROCS, DISK_MB, WORKERS = 600, 40, 64, 2
 LIMITS = Limits(memory_mb=MEMORY_MB, max_procs=MAX_PROCS, disk_mb=DISK_MB)
-GOOD_DOUBLE = "def double(x):\n    return x + x"
-GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
 
-# slow: starts kernels, sandboxes, nbgrader or a browser. The tests of the attacked batch run alone
-# (make test's second pass): its Watch counts every student cgroup on the host.
-pytestmark = pytest.mark.slow
-alone = pytest.mark.alone
-needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None,
-                                 reason="bubblewrap is not installed (apt-get install bubblewrap)")
+pytestmark = pytest.mark.slow  # starts kernels, sandboxes, nbgrader or a browser
+
+
+def attacked_batch(test):
+    """A test of the attacked batch: it needs the caps, and runs alone (make test's second pass): its
+    Watch counts every student cgroup on the host."""
+    return pytest.mark.sandbox(pytest.mark.alone(test))
+
+
+needs_bwrap = pytest.mark.sandbox(caps=False)  # tests of the refusal where caps are missing
 
 # Four children of 250 MB each: 1000 MB against a 600 MB total (each alone is within RLIMIT_DATA).
 HOARD = GOOD_TRIPLE + """
@@ -87,17 +88,6 @@ def course(tmp_path_factory):
     course = make_course(base / "course")
     assert run_cli("--course", str(course), "release").returncode == 0
     return course
-
-
-def submit(course, submitted, student, double=GOOD_DOUBLE, triple=GOOD_TRIPLE):
-    nb = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    for cell in nb.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if cell.metadata.get("nbgrader", {}).get("solution"):
-            cell.source = {"double": double, "triple": triple}[grade_id]
-    path = submitted / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-    path.parent.mkdir(parents=True)
-    nbformat.write(nb, path)
 
 
 def grade(course, submitted, out, *flags):
@@ -154,11 +144,6 @@ def _read(path):
 @pytest.fixture(scope="module")
 def attacked(course, tmp_path_factory):
     """One batch: an honest student beside one attacker per cap (graded once for the module)."""
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap)")
-    missing = missing_caps(LIMITS)
-    if missing:
-        pytest.skip("this machine cannot cap: " + "; ".join(missing))
     base = tmp_path_factory.mktemp("attacked")
     before = {"cgroups": set(cgroups_left()), "sockets": set(Path("/dev/shm").glob("finite-kernel-*"))}
     submitted, out = base / "submitted", base / "out"
@@ -177,7 +162,7 @@ def attacked(course, tmp_path_factory):
                 watch=watch, seconds=time.monotonic() - start, before=before)
 
 
-@alone
+@attacked_batch
 def test_batch_with_attackers_completes_and_the_honest_student_is_graded_as_before(attacked):
     assert attacked["done"].returncode == 0, attacked["done"].stderr
     assert "cap not enforced" not in attacked["done"].stderr
@@ -185,7 +170,7 @@ def test_batch_with_attackers_completes_and_the_honest_student_is_graded_as_befo
     assert (honest["status"], honest["test_double"], honest["test_triple"]) == ("graded", "2", "3")
 
 
-@alone
+@attacked_batch
 @pytest.mark.parametrize("student, note", [
     ("hoarder", f"used more than {MEMORY_MB} MB in total"),
     ("forker", f"started more than {MAX_PROCS} processes"),
@@ -199,7 +184,7 @@ def test_attack_over_a_cap_ends_as_resource_limit_and_earlier_tests_keep_their_s
     assert note in feedback(attacked["out"], student)
 
 
-@alone
+@attacked_batch
 def test_kernel_survives_a_refused_fork_and_a_full_disk(attacked):
     for student in ("forker", "filler", "tmpfiller"):
         assert attacked["rows"][student]["test_triple"] == "3", feedback(attacked["out"], student)
@@ -209,7 +194,7 @@ def test_kernel_survives_a_refused_fork_and_a_full_disk(attacked):
     assert "in /tmp/work" in executed.read_text()
 
 
-@alone
+@attacked_batch
 def test_the_host_stays_within_the_caps_times_workers(attacked):
     assert 0 < attacked["watch"].memory <= WORKERS * MEMORY_MB * MB
     assert 0 < attacked["watch"].tasks <= WORKERS * MAX_PROCS
@@ -219,6 +204,7 @@ def test_the_host_stays_within_the_caps_times_workers(attacked):
     assert set(Path("/dev/shm").glob("finite-kernel-*")) - attacked["before"]["sockets"] == set()  # removed
 
 
+@needs_bwrap  # without it the kernel could not drop root either: one more line
 def test_missing_caps_are_listed_and_grading_refused(course, tmp_path, monkeypatch):
     monkeypatch.setenv("FINITE_CGROUP_ROOT", str(tmp_path / "no-cgroups"))
     submit(course, tmp_path / "submitted", "honest")

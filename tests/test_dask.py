@@ -1,20 +1,17 @@
 """Grading on a Dask cluster (a LocalCluster here): the same results as the local pool, and a
 worker killed mid-batch loses nothing."""
 import os
-import shutil
 import signal
 import sys
 import time
 
-import nbformat
 import pytest
 
+from autograder.cases import with_answers
 from conftest import ROOT, run_cli
+from helpers import release_of, write_submission
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
@@ -33,17 +30,10 @@ def batch(tmp_path_factory):
     base = tmp_path_factory.mktemp("dask")
     course = make_course(base / "course")
     assert run_cli("--course", str(course), "release").returncode == 0
-    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    release = release_of(course)
     for i in range(8):
         student, answers = list(ANSWERS.items())[i % len(ANSWERS)]
-        nb = nbformat.from_dict(release)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if cell.metadata.get("nbgrader", {}).get("solution") and grade_id in answers:
-                cell.source = answers[grade_id]
-        path = base / "submitted" / f"{student}{i}" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(nb, path)
+        write_submission(base / "submitted", f"{student}{i}", with_answers(release, answers))
     return course, base
 
 

@@ -131,13 +131,11 @@ LEAK = ("def double(x):\n    if x != 1:\n        raise AssertionError(f'the visi
 
 
 @pytest.mark.slow
+@pytest.mark.sandbox
 def test_a_crashing_a_looping_a_wrong_a_right_and_a_leaking_student_read_what_happened(tmp_path):
+    from helpers import submit_fx as submit
     from make_fixture_course import ASSIGNMENT, make_course
-    from test_caps import submit
-    from test_sandbox_output import _sandbox_ready
 
-    if _sandbox_ready():
-        pytest.skip(_sandbox_ready())
     course = make_course(tmp_path / "course")
     source = course / "source" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
     text = source.read_text().replace("assert double(1) == 2", "assert double(1) == 2, f'the visible check found {double(1)}'")

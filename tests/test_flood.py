@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 
-import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
@@ -20,10 +19,9 @@ from autograder.sandbox.limits import Limits
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
-from test_caps import GOOD_TRIPLE, submit  # noqa: E402
-from test_sandbox_output import needs_sandbox  # noqa: E402
+from helpers import GOOD_TRIPLE, submit_fx as submit  # noqa: E402
 
-pytestmark = [pytest.mark.slow, needs_sandbox]  # starts kernels and sandboxes
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]  # starts kernels and sandboxes
 
 FRAME_MB = 48  # each frame under zmq's per-frame limit (bubblewrap.MAX_MESSAGE, 64 MB)
 

@@ -3,7 +3,6 @@ nothing of an earlier student, no server file descriptor, a crash costs one stud
 server comes back (issue #29). Skips where the grader cannot run kernels unprivileged."""
 import json
 import os
-import shutil
 
 import nbformat
 import pytest
@@ -11,12 +10,8 @@ from nbformat.v4 import new_code_cell, new_notebook
 
 from autograder.sandbox import forkserver
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.probe import missing_caps, runs_unprivileged
 
-pytestmark = pytest.mark.slow
-
-if shutil.which("bwrap") is None or missing_caps(Limits()) or not runs_unprivileged():
-    pytest.skip("the kernel server needs the capped sandbox as root", allow_module_level=True)
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox(as_root=True)]  # the kernel server needs the sandbox as root
 
 LEAVE_TRACES = """
 import sys, torch, fplab, numpy
@@ -122,10 +117,19 @@ def test_the_kernel_server_refuses_a_uid_outside_the_sandbox_range():
 
 
 def test_a_worker_s_servers_are_its_own():
-    pid = os.fork()
-    if pid == 0:
-        os._exit(0 if forkserver._servers == {} else 1)
-    assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    """A forked worker holds none of its parent's servers; it reaches the ones its parent shares by address."""
+    run("print('servers up')")  # this process's own servers
+    forkserver.share("autograder.sandbox.executor", dict(os.environ))
+    try:
+        address = forkserver._shared["autograder.sandbox.executor"].address
+        assert set(forkserver._servers) == {"autograder.sandbox.kernel_server", "autograder.sandbox.executor"}
+        pid = os.fork()
+        if pid == 0:
+            inherited = forkserver._inherited.get("autograder.sandbox.executor", {}).get("address")
+            os._exit(0 if (forkserver._servers, forkserver._shared, inherited) == ({}, {}, address) else 1)
+        assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0
+    finally:
+        forkserver.unshare()
 
 
 def test_a_kernel_server_that_cannot_start_is_one_line_then_fresh_kernels(tmp_path, monkeypatch, capsys):

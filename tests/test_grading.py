@@ -15,18 +15,15 @@ import nbformat
 import pytest
 
 from conftest import ROOT, run_cli
+from autograder.cases import with_answers
 from autograder.grading.autograded import KEY_LINE
+from helpers import GOOD_DOUBLE, GOOD_TRIPLE, release_of, write_submission
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, SECRET_TEST, make_course  # noqa: E402
 
-GOOD_DOUBLE = "def double(x):\n    return x + x"
-GOOD_TRIPLE = "def triple(x):\n    return 3 * x"
 WRONG_TRIPLE = "def triple(x):\n    return 3 + x"
 DAEMON_MARK = str(900_000 + os.getpid() % 99_999)  # unique per run: parallel runs must not see each other's
 # Every later cell reports success: errors cleared from the result, tracebacks never shown.
@@ -97,7 +94,7 @@ def world(tmp_path_factory):
     base = tmp_path_factory.mktemp("grading")
     course = make_course(base / "course")
     assert run_cli("--course", str(course), "release").returncode == 0
-    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    release = release_of(course)
     submitted, out = base / "submitted", base / "out"
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -110,15 +107,10 @@ def world(tmp_path_factory):
                     course / "source" / "planted.txt", ROOT / "planted.txt"]
 
     def submit(student, cells=None, edit=None):
-        nb = nbformat.from_dict(release)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if cell.metadata.get("nbgrader", {}).get("solution") and cells and grade_id in cells:
-                cell.source = cells[grade_id]
+        nb = with_answers(release, cells or {})
         if edit:
             edit(nb)
-        own(student).parent.mkdir(parents=True)
-        nbformat.write(nb, own(student))
+        write_submission(submitted, student, nb)
 
     def drop_test(grade_id):
         return lambda nb: nb.cells.remove(next(c for c in nb.cells
@@ -375,16 +367,11 @@ def test_interrupted_batch_resumes_without_regrading(tmp_path):
     the interrupt always lands after s1 and s2 are done and while s3 runs."""
     course = make_course(tmp_path / "course")
     assert run_cli("--course", str(course), "release").returncode == 0
-    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    release = release_of(course)
     students = ["s1", "s2", "s3", "s4"]
     for student in students:
-        nb = nbformat.from_dict(release)
-        if student in ("s3", "s4"):
-            next(c for c in nb.cells if c.metadata.get("nbgrader", {}).get("solution")).source = \
-                "import time\ntime.sleep(60)"
-        folder = tmp_path / "submitted" / student / ASSIGNMENT
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+        sleeper = {"double": "import time\ntime.sleep(60)"} if student in ("s3", "s4") else {}
+        write_submission(tmp_path / "submitted", student, with_answers(release, sleeper))
     out = tmp_path / "out"
     command = [sys.executable, "-m", "autograder", "--course", str(course), "grade", str(tmp_path / "submitted"),
                "--assignment", ASSIGNMENT, "--out", str(out), "--workers", "1", "--cell-timeout", "10"]
@@ -510,13 +497,8 @@ def test_grading_from_a_second_clone_binds_that_clone_s_fplab(tmp_path):
     (clone / "fplab" / "__init__.py").write_text((clone / "fplab" / "__init__.py").read_text() + "\nSECOND_CLONE = True\n")
     course = make_course(tmp_path / "course")
     assert run_cli("--course", str(course), "release", cwd=clone).returncode == 0
-    nb = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
-    for cell in nb.cells:
-        if cell.metadata.get("nbgrader", {}).get("grade_id") == "double":
-            cell.source = "import fplab\ndef double(x):\n    return 2 * x if getattr(fplab, 'SECOND_CLONE', False) else 0"
-    folder = tmp_path / "submitted" / "ann" / ASSIGNMENT
-    folder.mkdir(parents=True)
-    nbformat.write(nb, folder / f"{ASSIGNMENT}.ipynb")
+    double = "import fplab\ndef double(x):\n    return 2 * x if getattr(fplab, 'SECOND_CLONE', False) else 0"
+    write_submission(tmp_path / "submitted", "ann", with_answers(release_of(course), {"double": double}))
     done = run_cli("--course", str(course), "grade", str(tmp_path / "submitted"), "--assignment", ASSIGNMENT,
                    "--out", str(tmp_path / "out"), cwd=clone)
     assert done.returncode == 0, done.stderr

@@ -33,9 +33,11 @@ import pytest
 from autograder.course import Course
 from conftest import ROOT, run_cli
 from learner_env import learner_venv, pip, system_python
-from test_browser import CHROMIUM, browser, validate  # noqa: F401 (browser: the suite's headless Chromium fixture)
-from autograder.term import ID, WORK, fill
-from test_term import COMMENT, JUDGED
+from browsing import CHROMIUM, validate  # the headless Chromium fixture, browser, is tests/conftest.py's
+from autograder.term import BY_HAND, ID, WORK, fill
+from helpers import TERM_JUDGED as JUDGED
+
+COMMENT = BY_HAND[-1]
 
 sys.path.insert(0, str(ROOT / "hub"))
 import setup as hub_setup  # noqa: E402  (hub/setup.py)

@@ -2,7 +2,6 @@
 import csv
 import getpass
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,13 +9,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from autograder.cases import with_answers
 from conftest import ROOT, run_cli
+from helpers import release_of, write_submission
 from autograder.grading.autograded import KEY_LINE
 
-pytestmark = [pytest.mark.slow, pytest.mark.skipif(
-    shutil.which("bwrap") is None and not os.environ.get("CI"),
-    reason="bubblewrap is not installed (apt-get install bubblewrap); `make test` installs it",
-)]
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 sys.path.insert(0, str(ROOT / "tests" / "fixtures"))
 from make_fixture_course import ASSIGNMENT, make_course  # noqa: E402
@@ -41,14 +39,8 @@ def test_exchange_round_trip_with_our_grader(tmp_path):
         home.mkdir()
         nbgrader("fetch_assignment", ASSIGNMENT, *exchange, cwd=home)
         path = home / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        nb = nbformat.read(path, as_version=4)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id == "double":
-                cell.source = "def double(x):\n    return 2 * x"
-            elif grade_id == "triple":
-                cell.source = f"def triple(x):\n    {triple}"
-        nbformat.write(nb, path)
+        answers = {"double": "def double(x):\n    return 2 * x", "triple": f"def triple(x):\n    {triple}"}
+        nbformat.write(with_answers(nbformat.read(path, as_version=4), answers), path)
         nbgrader("submit", ASSIGNMENT, *exchange, f"--CourseDirectory.student_id={student}", cwd=home)
     nbgrader("collect", ASSIGNMENT, cwd=course)
     assert (course / "submitted" / "alice" / ASSIGNMENT / "timestamp.txt").is_file()
@@ -69,8 +61,10 @@ def test_exchange_round_trip_with_our_grader(tmp_path):
     assert any("feedback for alice" in page and "5 / 5" in page for page in pages.values()), pages.keys()
 
 
+# The cheat's cell also says where its kernel ran: the sandbox's working folder, not nbgrader's autograded/.
 CHEAT = ("def triple(x):\n    get_ipython().showtraceback = lambda *a, **k: None\n"
-         "    get_ipython().showsyntaxerror = lambda *a, **k: None\n    return 3 + x")
+         "    get_ipython().showsyntaxerror = lambda *a, **k: None\n    return 3 + x\n"
+         "import os\nprint('the kernel ran in', os.getcwd())")
 
 
 def exported(course, tmp_path, name):
@@ -85,18 +79,10 @@ def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path)
 
     course = make_course(tmp_path / "course")
     nbgrader("generate_assignment", ASSIGNMENT, "--force", cwd=course)
-    release = nbformat.read(course / "release" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    release = release_of(course)
     for student, triple in (("honest", "def triple(x):\n    return 3 * x"), ("cheat", CHEAT)):
-        nb = nbformat.from_dict(release)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id == "double":
-                cell.source = "def double(x):\n    return 2 * x"
-            elif grade_id == "triple":
-                cell.source = triple
-        path = course / "submitted" / student / ASSIGNMENT / f"{ASSIGNMENT}.ipynb"
-        path.parent.mkdir(parents=True)
-        nbformat.write(nb, path)
+        write_submission(course / "submitted", student,
+                         with_answers(release, {"double": "def double(x):\n    return 2 * x", "triple": triple}))
     grade = ["--course", str(course), "grade", str(course / "submitted"), "--assignment", ASSIGNMENT,
              "--out", str(course / "grading" / ASSIGNMENT), "--workers", "2"]
     done = run_cli(*grade)
@@ -124,9 +110,14 @@ def test_nbgrader_autograde_grade_and_feedback_are_one_judged_pipeline(tmp_path)
         if c.metadata.get("nbgrader", {}).get("grade_id") == "triple"][0] for student in ("honest", "cheat")}
     assert KEY_LINE in keys["cheat"] and "return 3 * x" in keys["cheat"] and KEY_LINE not in keys["honest"]
 
+    (course / "autograded" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb").unlink()  # what is read below is autograde's
     auto = nbgrader("autograde", ASSIGNMENT, "--force", cwd=course)
     log = auto.stdout + auto.stderr
-    assert "ipykernel_launcher" not in log or "bwrap" in log
+    # the kernel ran in the sandbox (SandboxedExecute), never in nbgrader's own Execute
+    assert "Executing notebook with kernel" not in log, log
+    autograded = nbformat.read(course / "autograded" / "cheat" / ASSIGNMENT / f"{ASSIGNMENT}.ipynb", as_version=4)
+    printed = "".join(o.get("text", "") for c in autograded.cells for o in c.get("outputs", []))
+    assert "the kernel ran in /tmp/work\n" in printed, printed
     assert "has changed" not in log and "DEBUG" not in log, log  # no checksum noise for untouched cells
     assert "cheat: graded, 3 / 5 (1 cell(s) graded by hand)" in log and "cheat: review:" in log, log
     assert exported(course, tmp_path, "after-autograde.csv") == {"honest": 5.0, "cheat": 3.0}  # manual kept

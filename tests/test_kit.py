@@ -23,7 +23,7 @@ from autograder.kit import LEARNER_PACKAGES, build_kit, problems, secret_lines
 from autograder.source_text import weight
 from conftest import ASSIGNMENTS, ROOT, run_cli
 from kit_setup import learner_env, readme_commands
-from test_environment import pins
+from fplab.pins import pins
 
 # Named here, not imported from the kit module: what must never reach students.
 NEVER = {"source", "cases", "autograder", "tests", ".finite", "gradebook.db", "AUTHORING.md"}
@@ -200,7 +200,11 @@ def test_the_kit_pins_the_course_versions(kit):
     assert {"torch", "numpy", "matplotlib", "ipywidgets", "jupyterlab", "nbgrader"} <= set(kit_pins)
     assert kit_pins == {name: course_pins[name] for name in LEARNER_PACKAGES}
     assert pins((kit / "environment.yml").read_text().splitlines()) == kit_pins
-    assert kit_project["tool"]["setuptools"]["packages"] == ["fplab"]
+    from setuptools import find_packages
+
+    found = find_packages(kit, **kit_project["tool"]["setuptools"]["packages"]["find"])
+    assert set(found) == {"fplab"} | {f"fplab.{p.name}" for p in (kit / "fplab").iterdir() if (p / "__init__.py").is_file()}
+    assert "fplab.rules" in found  # every subpackage installs, not only the top one
 
 
 def test_the_readme_names_two_commands_that_the_makefile_has(kit):
@@ -313,7 +317,7 @@ def test_make_env_installed_torchs_cpu_build_without_a_warning(kit_env):
 @pytest.mark.slow
 def test_make_lab_opens_the_learner_lab_on_the_start_page(kit_env, tmp_path):
     kit, _ = kit_env
-    from lab_server import free_port
+    from autograder.lab_server import free_port
 
     port, token = free_port(), "kit-test-token"
     lab_args = f"--no-browser --ip=127.0.0.1 --port={port} --ServerApp.port_retries=0 --IdentityProvider.token={token}"

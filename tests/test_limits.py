@@ -1,6 +1,7 @@
 """The sandbox's limits are configured in one place: c.SandboxLimits in the course's
 nbgrader_config.py, read by nbgrader's preprocessors, `grade` and `check`; grade's flags win."""
 import re
+from dataclasses import fields, replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -20,8 +21,14 @@ def course_with(tmp_path, lines):
     return SimpleNamespace(root=tmp_path, config=CourseConfig.load(tmp_path))
 
 
-def test_the_defaults_are_the_dataclass_s():
+def test_every_limit_is_a_trait_of_its_type_whose_configured_value_reaches_limits():
+    """Unconfigured, SandboxLimits gives the dataclass's defaults; each field configured alone reaches
+    Limits as given (a fraction for a float), the others keeping their defaults."""
     assert SandboxLimits().limits() == Limits()
+    for spec in fields(Limits):
+        value = spec.default * 2 + (1 if spec.type is int else 0.5)
+        configured = SandboxLimits(config=Config({"SandboxLimits": {spec.name: value}})).limits()
+        assert configured == replace(Limits(), **{spec.name: value}), spec.name
 
 
 def test_the_course_config_sets_the_limits_every_path_reads(tmp_path):

@@ -6,7 +6,9 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import Course
 from autograder.rule_lint import rule_errors
-from fplab.rules import SHAPE_NOTE, AnswerSyntaxError, defining_source, dynamic_lookups, parse, unresolved_entries
+from fplab.rules.allowlist import SHAPE_NOTE, unresolved_entries
+from fplab.rules.cells import AnswerSyntaxError, defining_source, parse
+from fplab.rules.review import dynamic_lookups
 from autograder.grading.verdict import method_problems
 
 SETUP = "import math\nimport numpy as np\nimport torch\nimport torch.nn.functional as F\nimport fplab"
@@ -58,9 +60,9 @@ ATTACKS = {
     "dtype_positional": ("def f(x):\n    return torch.tensor(x.numpy().sum(0, 'd'))", FLOAT32, (), "float64"),
     "complex_literal": ("def f(x):\n    return (x + 0j).sum()", FLOAT32, (), "complex"),
     "python_float": ("def f(x):\n    return torch.tensor(float(x.sum()))", FLOAT32, (), "`float`"),
-    "fplab_cast": ("def f(x, dtype):\n    return fplab.explore.cast(x, dtype)", NUMPY, (), "fplab"),
-    "fplab_private": ("from fplab.explore import _Format\ndef f(x, dtype):\n    return _Format.round(x)", NUMPY, (),
-                      "fplab.explore._Format"),
+    "fplab_cast": ("def f(x, dtype):\n    return fplab.explorers.formats.cast(x, dtype)", NUMPY, (), "fplab"),
+    "fplab_private": ("from fplab.explorers.formats import _round32\ndef f(x, dtype):\n    return _round32(x)", NUMPY,
+                      (), "fplab.explorers.formats._round32"),
     "module_as_value": ("def f(z):\n    m = torch\n    return m.logsumexp(z, 0)", LSE, (), "module `torch`"),
     "module_in_a_list": ("def f(z):\n    return [torch][0].logsumexp(z, 0)", LSE, (), "module `torch`"),
     "dunder_dict": ("def f(z):\n    return torch.__dict__['logsumexp'](z, 0)", LSE, (), "__dict__"),

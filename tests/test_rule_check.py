@@ -10,7 +10,7 @@ from autograder.course import Course, answer_cells, read_notebook
 from autograder.grading.assignment import load_assignment
 from autograder.grading.verdict import method_problems
 from fplab import rule_check
-from fplab.rules import digest
+from fplab.rules.cells import digest
 
 COURSE = Course(".")
 RULED = [a for a in COURSE.assignment_ids()

@@ -15,13 +15,9 @@ from nbformat.v4 import new_code_cell, new_notebook
 from autograder.sandbox.bubblewrap import bwrap_command, read_only_paths
 from autograder.sandbox.identity import new_identity
 from autograder.sandbox.limits import Limits
-from autograder.sandbox.probe import mechanism, missing_caps, runs_unprivileged
+from autograder.sandbox.probe import mechanism, runs_unprivileged
 
-pytestmark = pytest.mark.slow
-
-if shutil.which("bwrap") is None or missing_caps(Limits()):
-    pytest.skip("this machine cannot run the capped sandbox: " + "; ".join(missing_caps(Limits())),
-                allow_module_level=True)
+pytestmark = [pytest.mark.slow, pytest.mark.sandbox]
 
 CANARY_TEXT = "finite-canary-7f3a root only"
 
@@ -61,7 +57,7 @@ def bound_canary():
     path.unlink(missing_ok=True)
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the grader is not root here: nothing to drop")
+@pytest.mark.sandbox(as_root=True)  # where the grader is not root, there is nothing to drop
 def test_the_kernel_is_not_root_and_a_root_only_canary_is_unreadable_even_when_bound(bound_canary):
     canary = bound_canary
     assert runs_unprivileged()

@@ -8,7 +8,7 @@ import ipywidgets
 import pytest
 
 from conftest import ROOT
-from fplab import explore, widgets
+from fplab.explorers import accumulation, controls, dtypes, formats, gradscaler, loss_scale, softmax
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -29,8 +29,8 @@ def shown(explorer):
 
 def value_text(value, name="float16"):
     """What the dtype explorer shows for x = ``value``: the value report, then the bits."""
-    return (explore.value_report(explore.describe_value(value, name)) + "\n\n"
-            + explore.bits_report(explore.bits_of(value, name)))
+    return (dtypes.value_report(dtypes.describe_value(value, name)) + "\n\n"
+            + dtypes.bits_report(dtypes.bits_of(value, name)))
 
 
 def lines(explorer):
@@ -38,7 +38,7 @@ def lines(explorer):
 
 
 def test_dtype_explorer_shows_the_value_report_and_follows_every_control():
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     assert isinstance(ex, ipywidgets.VBox) and set(ex.controls) == {"decade", "fraction", "sign", "dtype", "typed"}
     assert shown(ex) == value_text(0.1)
     assert bytes(ex.image.value).startswith(PNG)
@@ -69,7 +69,7 @@ def test_dtype_explorer_shows_the_value_report_and_follows_every_control():
 
 
 def test_typing_a_value_moves_the_sliders():
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     ex.controls["typed"].value = "65520"
     assert shown(ex) == value_text(65520.0)
     assert (ex.controls["decade"].value, ex.controls["fraction"].value) == (4, 0.82)  # log10 65520 = 4.8164
@@ -86,7 +86,7 @@ def test_typing_a_value_moves_the_sliders():
 def test_the_typed_box_empties_when_another_control_moves_x():
     """The box shows only an x typed there: after a slider, the sign, a bit or a step moves x, it
     is empty (its placeholder shows), never the old number beside a new x."""
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     box = ex.controls["typed"]
     for move in (lambda: setattr(ex.controls["decade"], "value", 2), lambda: setattr(ex.controls["sign"], "value", True),
                  lambda: ex.bits[15].click(), lambda: ex.steppers["down"].click()):
@@ -100,13 +100,13 @@ def test_the_typed_box_empties_when_another_control_moves_x():
 
 
 def test_bit_buttons_flip_the_stored_bits():
-    ex = widgets.dtype_explorer()  # 0.1 -> float16 0x2e66
+    ex = dtypes.dtype_explorer()  # 0.1 -> float16 0x2e66
     assert [b.description for b in ex.children[2].children] == list("0010111001100110")
     ex.bits[0].click()  # the sign
     assert shown(ex) == value_text(-0.0999755859375) and ex.controls["sign"].value is True
     ex.bits[15].click()  # the last fraction bit: 0xae66 -> 0xae67
     assert lines(ex)[9] == "float16 bits: 1 01011 1001100111  (0xae67)"
-    assert ex.result.value == explore.pattern_value(0xAE67, "float16")
+    assert ex.result.value == dtypes.pattern_value(0xAE67, "float16")
     assert (ex.controls["decade"].value, ex.controls["fraction"].value) == (-1, 0.0)
     ex.bits[1].click()  # exponent 01011 -> 11011: 2^12 x 1.1001100111
     assert ex.result.value == -6556.0 and (ex.controls["decade"].value, ex.controls["fraction"].value) == (3, 0.82)
@@ -115,7 +115,7 @@ def test_bit_buttons_flip_the_stored_bits():
 
 
 def test_next_buttons_step_through_representable_numbers():
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     ex.controls["typed"].value = "65504"
     ex.steppers["up"].click()
     assert ex.note.value == "the next value above gives inf, which has no place on the slider: x stays"
@@ -127,9 +127,9 @@ def test_next_buttons_step_through_representable_numbers():
     assert ex.result.value == 2.0**-24 and lines(ex)[6] == "status: subnormal"
 
 
-@pytest.mark.skipif("float8_e4m3fn" not in explore.DTYPE_NAMES, reason="no float8_e4m3fn in this torch")
+@pytest.mark.skipif("float8_e4m3fn" not in formats.DTYPE_NAMES, reason="no float8_e4m3fn in this torch")
 def test_dtype_explorer_saturation_text():
-    ex = widgets.dtype_explorer(dtype="float8_e4m3fn", log10_magnitude=3.0)
+    ex = dtypes.dtype_explorer(dtype="float8_e4m3fn", log10_magnitude=3.0)
     assert lines(ex)[2:8] == [
         "stored in float8_e4m3fn: 448", "absolute error: 552", "relative error: 0.552",
         "spacing (ulp) here: n/a (beyond the largest binade)", "status: saturates",
@@ -138,16 +138,16 @@ def test_dtype_explorer_saturation_text():
 
 def test_slider_values_are_read_at_the_slider_step():
     """A browser sends values such as 0.9900000000000001 for a 0.01 step: the text must not change."""
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     ex.controls["fraction"].value = 0.0100000000000001
     assert shown(ex) == value_text(10**-0.99)
-    sm = widgets.softmax_explorer()
+    sm = softmax.softmax_explorer()
     sm.controls["scale"].value = 1.2000000000000002
     assert sm.result.scale == 1.2
 
 
 def test_returning_to_a_dtype_gives_the_same_picture():
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     before = bytes(ex.image.value)
     ex.controls["dtype"].value = "float32"
     ex.controls["dtype"].value = "float16"
@@ -155,50 +155,50 @@ def test_returning_to_a_dtype_gives_the_same_picture():
 
 
 def test_explorers_sharing_backgrounds_draw_what_a_fresh_one_draws(monkeypatch):
-    ex = widgets.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)  # backgrounds cached by now
+    ex = dtypes.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)  # backgrounds cached by now
     shared = bytes(ex.image.value)
-    monkeypatch.setattr(widgets, "_DTYPE_BACKGROUNDS", {})  # a fresh cache: this one draws everything
-    fresh = widgets.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)
+    monkeypatch.setattr(dtypes, "_DTYPE_BACKGROUNDS", {})  # a fresh cache: this one draws everything
+    fresh = dtypes.dtype_explorer(dtype="bfloat16", log10_magnitude=2.0)
     assert bytes(fresh.image.value) == shared
 
 
 def test_softmax_explorer_shows_naive_and_shifted_side_by_side():
-    ex = widgets.softmax_explorer()
+    ex = softmax.softmax_explorer()
     assert set(ex.controls) == {"shift", "scale", "dtype"}
     assert list(ex.controls["dtype"].options) == ["float32", "float16", "bfloat16"]
-    assert shown(ex) == explore.softmax_report(explore.softmax_views(shift=0.0, scale=1.0))
+    assert shown(ex) == softmax.softmax_report(softmax.softmax_views(shift=0.0, scale=1.0))
     ex.controls["shift"].value = 1000
-    assert shown(ex) == explore.softmax_report(explore.softmax_views(shift=1000.0, dtype_name="float32"))
+    assert shown(ex) == softmax.softmax_report(softmax.softmax_views(shift=1000.0, dtype_name="float32"))
     rows = shown(ex).splitlines()
     assert rows[4] == "p[0]          nan           0.01406       0.01406"
     assert rows[-1] == "logsumexp     inf           1002.96       1002.96"
     ex.controls["shift"].value = 0
     ex.controls["dtype"].value = "float16"
     ex.controls["scale"].value = 5.0
-    assert shown(ex) == explore.softmax_report(explore.softmax_views(scale=5.0, dtype_name="float16"))
+    assert shown(ex) == softmax.softmax_report(softmax.softmax_views(scale=5.0, dtype_name="float16"))
     assert bytes(ex.image.value).startswith(PNG)
 
 
 def test_loss_scale_explorer_counts_what_float16_loses():
-    ex = widgets.loss_scale_explorer()
+    ex = loss_scale.loss_scale_explorer()
     assert set(ex.controls) == {"log2_scale", "dtype"}
-    g = explore.model_gradients()
-    assert shown(ex) == explore.loss_scale_report(explore.loss_scale_view(g, 0))
+    g = gradscaler.model_gradients()
+    assert shown(ex) == loss_scale.loss_scale_report(loss_scale.loss_scale_view(g, 0))
     ex.controls["log2_scale"].value = 16
     assert shown(ex).splitlines()[:2] == ["loss scale: 2^16 = 65536", "lost to zero: 0.00% (0 of 2788)"]
     ex.controls["dtype"].value = "bfloat16"
-    assert shown(ex) == explore.loss_scale_report(explore.loss_scale_view(g, 16, "bfloat16"))
+    assert shown(ex) == loss_scale.loss_scale_report(loss_scale.loss_scale_view(g, 16, "bfloat16"))
     assert bytes(ex.image.value).startswith(PNG)
 
 
 def test_loss_scale_explorer_takes_other_magnitudes():
-    ex = widgets.loss_scale_explorer(grad_magnitudes=[1e-9, 1e-3, 0.0])
+    ex = loss_scale.loss_scale_explorer(grad_magnitudes=[1e-9, 1e-3, 0.0])
     assert shown(ex).splitlines()[1] == "lost to zero: 50.00% (1 of 2)"
 
 
-@pytest.mark.parametrize("control, build", [("fraction", widgets.dtype_explorer),
-                                            ("shift", widgets.softmax_explorer),
-                                            ("scale", widgets.softmax_explorer)])
+@pytest.mark.parametrize("control, build", [("fraction", dtypes.dtype_explorer),
+                                            ("shift", softmax.softmax_explorer),
+                                            ("scale", softmax.softmax_explorer)])
 def test_a_nan_slider_value_raises_value_error_and_keeps_the_view(control, build):
     ex = build()
     before, png = shown(ex), bytes(ex.image.value)
@@ -208,36 +208,36 @@ def test_a_nan_slider_value_raises_value_error_and_keeps_the_view(control, build
 
 
 def test_an_infinite_slider_value_is_clamped_by_the_slider():
-    ex = widgets.dtype_explorer()
+    ex = dtypes.dtype_explorer()
     ex.controls["fraction"].value = math.inf  # ipywidgets clamps to the slider's max
     assert ex.controls["fraction"].value == 0.99
     assert shown(ex) == value_text(10**-0.01)
 
 
 BAD_CALLS = [
-    (widgets.dtype_explorer, {"dtype": "float64"}, "unknown dtype name"),
-    (widgets.dtype_explorer, {"dtype": "fp16"}, "unknown dtype name"),
-    (widgets.dtype_explorer, {"log10_magnitude": math.nan}, "finite"),
-    (widgets.dtype_explorer, {"log10_magnitude": math.inf}, "finite"),
-    (widgets.dtype_explorer, {"log10_magnitude": 100}, "must lie in"),
-    (widgets.softmax_explorer, {"dtype": "float64"}, "unknown dtype name"),
-    (widgets.softmax_explorer, {"dtype": "float8_e5m2"}, "must be one of"),
-    (widgets.softmax_explorer, {"shift": math.inf}, "finite"),
-    (widgets.softmax_explorer, {"scale": math.nan}, "finite"),
-    (widgets.softmax_explorer, {"logits": [1.0, math.nan]}, "finite"),
-    (widgets.loss_scale_explorer, {"dtype": "int8"}, "unknown dtype name"),
-    (widgets.loss_scale_explorer, {"log2_scale": math.nan}, "finite"),
-    (widgets.loss_scale_explorer, {"log2_scale": 2.5}, "whole number"),
-    (widgets.loss_scale_explorer, {"grad_magnitudes": [math.inf]}, "finite"),
-    (widgets.loss_scale_explorer, {"grad_magnitudes": [0.0]}, "no non-zero"),
-    (widgets.accumulation_explorer, {"dtype": "float8_e5m2"}, "must be one of"),
-    (widgets.accumulation_explorer, {"data": "ones"}, "data must be one of"),
-    (widgets.accumulation_explorer, {"n": 7777}, "n must be one of"),
-    (widgets.gradscaler_explorer, {"log2_init_scale": 40}, "must lie in"),
-    (widgets.gradscaler_explorer, {"log2_init_scale": 2.5}, "whole number"),
-    (widgets.gradscaler_explorer, {"growth_interval": 3}, "growth_interval must be one of"),
-    (widgets.gradscaler_explorer, {"backoff_factor": 1.5}, "backoff_factor must be one of"),
-    (widgets.gradscaler_explorer, {"step": 300}, "must lie in"),
+    (dtypes.dtype_explorer, {"dtype": "float64"}, "unknown dtype name"),
+    (dtypes.dtype_explorer, {"dtype": "fp16"}, "unknown dtype name"),
+    (dtypes.dtype_explorer, {"log10_magnitude": math.nan}, "finite"),
+    (dtypes.dtype_explorer, {"log10_magnitude": math.inf}, "finite"),
+    (dtypes.dtype_explorer, {"log10_magnitude": 100}, "must lie in"),
+    (softmax.softmax_explorer, {"dtype": "float64"}, "unknown dtype name"),
+    (softmax.softmax_explorer, {"dtype": "float8_e5m2"}, "must be one of"),
+    (softmax.softmax_explorer, {"shift": math.inf}, "finite"),
+    (softmax.softmax_explorer, {"scale": math.nan}, "finite"),
+    (softmax.softmax_explorer, {"logits": [1.0, math.nan]}, "finite"),
+    (loss_scale.loss_scale_explorer, {"dtype": "int8"}, "unknown dtype name"),
+    (loss_scale.loss_scale_explorer, {"log2_scale": math.nan}, "finite"),
+    (loss_scale.loss_scale_explorer, {"log2_scale": 2.5}, "whole number"),
+    (loss_scale.loss_scale_explorer, {"grad_magnitudes": [math.inf]}, "finite"),
+    (loss_scale.loss_scale_explorer, {"grad_magnitudes": [0.0]}, "no non-zero"),
+    (accumulation.accumulation_explorer, {"dtype": "float8_e5m2"}, "must be one of"),
+    (accumulation.accumulation_explorer, {"data": "ones"}, "data must be one of"),
+    (accumulation.accumulation_explorer, {"n": 7777}, "n must be one of"),
+    (gradscaler.gradscaler_explorer, {"log2_init_scale": 40}, "must lie in"),
+    (gradscaler.gradscaler_explorer, {"log2_init_scale": 2.5}, "whole number"),
+    (gradscaler.gradscaler_explorer, {"growth_interval": 3}, "growth_interval must be one of"),
+    (gradscaler.gradscaler_explorer, {"backoff_factor": 1.5}, "backoff_factor must be one of"),
+    (gradscaler.gradscaler_explorer, {"step": 300}, "must lie in"),
 ]
 
 
@@ -251,8 +251,8 @@ def test_bad_arguments_raise_value_error_also_during_grading(build, kwargs, mess
         build(**kwargs)
 
 
-EXPLORERS = [widgets.dtype_explorer, widgets.softmax_explorer, widgets.loss_scale_explorer,
-             widgets.accumulation_explorer, widgets.gradscaler_explorer]
+EXPLORERS = [dtypes.dtype_explorer, softmax.softmax_explorer, loss_scale.loss_scale_explorer,
+             accumulation.accumulation_explorer, gradscaler.gradscaler_explorer]
 
 
 @pytest.mark.parametrize("build", EXPLORERS)
@@ -260,7 +260,7 @@ def test_every_explorer_skips_itself_during_grading(build, monkeypatch):
     monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
     result = build()
     assert type(result) is ipywidgets.Label
-    assert result.value == widgets.SKIP_MESSAGE.format(name=build.__name__)
+    assert result.value == controls.SKIP_MESSAGE.format(name=build.__name__)
 
 
 def run_python(code, **env):
@@ -275,16 +275,16 @@ def test_grading_and_bad_input_never_import_matplotlib():
 import sys
 import fplab
 assert 'matplotlib' not in sys.modules and 'ipywidgets' not in sys.modules
-import fplab.widgets as w
-for call in (lambda: w.dtype_explorer(dtype="float64"), lambda: w.softmax_explorer(shift=float("nan"))):
+from fplab.explorers import accumulation, controls, dtypes, gradscaler, loss_scale, softmax
+for call in (lambda: dtypes.dtype_explorer(dtype="float64"), lambda: softmax.softmax_explorer(shift=float("nan"))):
     try:
         call()
     except ValueError:
         pass
-built = [w.dtype_explorer(), w.softmax_explorer(), w.loss_scale_explorer(), w.accumulation_explorer(),
-         w.gradscaler_explorer(), w.evidence(lambda: print("x"))]
-print(*{type(b).__name__ for b in built}, 'matplotlib' in sys.modules, w.explore.gradscaler_run.cache_info().currsize,
-      w.explore.accumulate.cache_info().currsize)
+built = [dtypes.dtype_explorer(), softmax.softmax_explorer(), loss_scale.loss_scale_explorer(),
+         accumulation.accumulation_explorer(), gradscaler.gradscaler_explorer(), controls.evidence(lambda: print("x"))]
+print(*{type(b).__name__ for b in built}, 'matplotlib' in sys.modules, gradscaler.gradscaler_run.cache_info().currsize,
+      accumulation.accumulate.cache_info().currsize)
 """
     assert run_python(code, NBGRADER_EXECUTION="validate") == "Label False 0 0"  # nothing drew, trained or summed
 

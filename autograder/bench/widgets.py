@@ -1,4 +1,4 @@
-"""Explorer latency: build each fplab.widgets explorer and time its controls, move by move."""
+"""Explorer latency: build each fplab.explorers explorer and time its controls, move by move."""
 import os
 import statistics
 import time
@@ -34,8 +34,10 @@ def _cycle(control):
     return [o for o in options if o != control.value] + [control.value]
 
 
-def _plans(widgets, moves):
+def _plans(moves):
     """(build, [(row name, move function, values), ...]) for each explorer."""
+    from fplab.explorers import accumulation, dtypes, gradscaler, loss_scale, softmax  # bench_widgets timed it
+
     def sliders(explorer, names):
         return [(name, _setter(explorer.controls[name]), _sweep(_options(explorer.controls[name]), moves))
                 for name in names]
@@ -52,11 +54,11 @@ def _plans(widgets, moves):
                    ("next up/down", lambda click: click(), [ex.steppers["up"].click, ex.steppers["down"].click] * (moves // 2))])
 
     return [
-        (widgets.dtype_explorer, dtype_rows),
-        (widgets.softmax_explorer, lambda ex: sliders(ex, ["shift", "scale"]) + dropdowns(ex, ["dtype"])),
-        (widgets.loss_scale_explorer, lambda ex: sliders(ex, ["log2_scale"]) + dropdowns(ex, ["dtype"])),
-        (widgets.accumulation_explorer, lambda ex: sliders(ex, ["n"]) + dropdowns(ex, ["data", "dtype"])),
-        (widgets.gradscaler_explorer, lambda ex: sliders(ex, ["step"]) + [
+        (dtypes.dtype_explorer, dtype_rows),
+        (softmax.softmax_explorer, lambda ex: sliders(ex, ["shift", "scale"]) + dropdowns(ex, ["dtype"])),
+        (loss_scale.loss_scale_explorer, lambda ex: sliders(ex, ["log2_scale"]) + dropdowns(ex, ["dtype"])),
+        (accumulation.accumulation_explorer, lambda ex: sliders(ex, ["n"]) + dropdowns(ex, ["data", "dtype"])),
+        (gradscaler.gradscaler_explorer, lambda ex: sliders(ex, ["step"]) + [
             (f"retrain: {name}", _setter(ex.controls[name]), values[:max(1, moves // 10)])
             for name, values in [("log2_init_scale", [0, 24, 8]), ("growth_interval", [5, 2000, 100]),
                                  ("backoff_factor", [0.25, 0.75, 0.9])]]),
@@ -103,16 +105,17 @@ def bench_widgets(out, moves=50, end_to_end=None):
         end_to_end = os.environ.get("FINITE_BENCH_END_TO_END", "1") != "0"
     os.environ.pop("NBGRADER_EXECUTION", None)
     start = time.perf_counter()
-    from fplab import widgets
+    import fplab.explorers.accumulation, fplab.explorers.dtypes, fplab.explorers.gradscaler  # noqa: E401, F401
+    import fplab.explorers.loss_scale, fplab.explorers.softmax  # noqa: E401, F401
 
     import_s = time.perf_counter() - start
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg()) if hasattr(os, "getloadavg") else "n/a"
-    print(f"import fplab.widgets (with torch and ipywidgets): {import_s:.2f} s; load average {load}; "
+    print(f"import fplab.explorers (with torch and ipywidgets): {import_s:.2f} s; load average {load}; "
           f"{os.cpu_count()} cores; the first build also imports matplotlib", file=out)
     print(f"{'explorer':<22} {'control':<28} {'moves':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'p95 cpu':>8}",
           file=out)
     worst = slowest_retrain = 0.0
-    for build, rows in _plans(widgets, moves):
+    for build, rows in _plans(moves):
         built = {}
         _row(out, build.__name__, "(build)", _time_moves(lambda _: built.setdefault("explorer", build()), [None]))
         for name, move, values in rows(built["explorer"]):
@@ -139,11 +142,11 @@ def bench_widgets(out, moves=50, end_to_end=None):
 E2E_BUDGET_MS = 150
 # (explorer call, [(kind, control label)]): sliders get alternating arrow keys, dropdowns cycle.
 E2E_PLAN = [
-    ("dtype_explorer()", [("slider", "log10 |x|: decade"), ("slider", "+"), ("dropdown", "dtype")]),
-    ("softmax_explorer()", [("slider", "shift"), ("slider", "scale"), ("dropdown", "dtype")]),
-    ("loss_scale_explorer()", [("slider", "log2(scale)"), ("dropdown", "dtype")]),
-    ("accumulation_explorer()", [("slider", "n terms"), ("dropdown", "data"), ("dropdown", "dtype")]),
-    ("gradscaler_explorer()", [("slider", "step"), ("retrain", "backoff_factor")]),
+    ("dtypes.dtype_explorer()", [("slider", "log10 |x|: decade"), ("slider", "+"), ("dropdown", "dtype")]),
+    ("softmax.softmax_explorer()", [("slider", "shift"), ("slider", "scale"), ("dropdown", "dtype")]),
+    ("loss_scale.loss_scale_explorer()", [("slider", "log2(scale)"), ("dropdown", "dtype")]),
+    ("accumulation.accumulation_explorer()", [("slider", "n terms"), ("dropdown", "data"), ("dropdown", "dtype")]),
+    ("gradscaler.gradscaler_explorer()", [("slider", "step"), ("retrain", "backoff_factor")]),
 ]
 # Runs in the page: t0 is the input event's own timestamp (keydown or change, captured first), the
 # end is the mutation that shows both a new readout text and a new image of that explorer; for a
@@ -185,7 +188,8 @@ def _e2e_notebook(path):
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
-    cells = [new_code_cell("from fplab import widgets")] + [new_code_cell(f"widgets.{call}") for call, _ in E2E_PLAN]
+    cells = [new_code_cell("from fplab.explorers import accumulation, dtypes, gradscaler, loss_scale, softmax")] + [
+        new_code_cell(call) for call, _ in E2E_PLAN]
     nbformat.write(new_notebook(cells=cells, metadata={"kernelspec": {
         "display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}}), path)
 
@@ -209,8 +213,7 @@ def bench_end_to_end(out, moves=20, chromium=None):
     if chromium is None:
         print("end to end: skipped (needs Debian's chromium and `pip install playwright`)", file=out)
         return None
-    sys.path.insert(0, str(root / "tests"))
-    from lab_server import LabServer  # the browser tests' throwaway JupyterLab
+    from autograder.lab_server import LabServer  # a throwaway JupyterLab, the browser tests' too
 
     with tempfile.TemporaryDirectory(prefix="finite-e2e-") as tmp:
         server = LabServer(root, tmp, role="learner", course=Path(tmp))
