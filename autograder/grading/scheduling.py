@@ -83,7 +83,7 @@ def sandbox_result(future, notebook_json, limits):
     except BrokenProcessPool:
         with ProcessPoolExecutor(max_workers=1) as alone:
             try:
-                return alone.submit(run_in_sandbox, notebook_json, limits).result()
+                return run_later(alone, notebook_json, limits).result()
             except BrokenProcessPool:
                 raise BrokenProcessPool("the grading process running this submission died "
                                         "(run alone, it died again); the other students were graded") from None
